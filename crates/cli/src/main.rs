@@ -1,0 +1,40 @@
+//! `eldorado`: the operator's command line.
+
+mod block_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "eldorado",
+    version,
+    about = "Eldorado instant lottery: blocks, audits and the game server"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate or audit a block of 400,000 tickets.
+    Block {
+        #[command(subcommand)]
+        command: block_cmd::BlockCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Block { command } => block_cmd::run(command),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("eldorado: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

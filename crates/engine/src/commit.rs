@@ -1,0 +1,202 @@
+//! Canonical bytes, leaf hashes and Ed25519 signatures of SPEC §7.
+//!
+//! Every layout here is specified in docs/PROTOCOL.md; integers are
+//! big-endian, grids are their 15 ASCII codes. Signatures cover these bytes,
+//! never a JSON serialization.
+
+use crate::prize_table::prize_table_digest;
+use crate::salt::{Hash, PublicKeyBytes, SignatureBytes};
+use crate::ticket::Ticket;
+use ed25519_dalek::{Signer, SigningKey, Verifier, VerifyingKey};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub const LEAF_TAG: &[u8] = b"ELDORADO-LEAF-V1";
+pub const COMMIT_TAG: &[u8] = b"ELDORADO-COMMIT-V1";
+pub const SALE_TAG: &[u8] = b"ELDORADO-SALE-V1";
+/// Longest player id a sale can carry, in UTF-8 bytes.
+pub const MAX_PLAYER_LEN: usize = 255;
+
+/// The bytes hashed into a ticket's leaf.
+pub fn leaf_bytes(block: u64, ticket: &Ticket) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(1 + LEAF_TAG.len() + 38 + 15 * ticket.grids.len() + 16);
+    bytes.push(0x00);
+    bytes.extend_from_slice(LEAF_TAG);
+    bytes.extend_from_slice(&block.to_be_bytes());
+    bytes.extend_from_slice(&ticket.position.to_be_bytes());
+    bytes.extend_from_slice(&ticket.stake_cents.to_be_bytes());
+    bytes.extend_from_slice(&ticket.prize_cents.to_be_bytes());
+    bytes.push(ticket.extras);
+    bytes.push(ticket.grids.len() as u8);
+    for grid in &ticket.grids {
+        bytes.extend_from_slice(&grid.codes());
+    }
+    bytes.extend_from_slice(&ticket.salt.0);
+    bytes
+}
+
+pub fn leaf_hash(block: u64, ticket: &Ticket) -> Hash {
+    Hash(Sha256::digest(leaf_bytes(block, ticket)).into())
+}
+
+/// What the operator commits to before a block's first sale.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Commitment {
+    pub block: u64,
+    pub stake_cents: u64,
+    pub tickets: u32,
+    pub prize_table: Hash,
+    pub root: Hash,
+}
+
+impl Commitment {
+    pub fn new(block: u64, stake_cents: u64, tickets: u32, root: Hash) -> Commitment {
+        Commitment {
+            block,
+            stake_cents,
+            tickets,
+            prize_table: Hash(prize_table_digest()),
+            root,
+        }
+    }
+
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(COMMIT_TAG.len() + 84);
+        bytes.extend_from_slice(COMMIT_TAG);
+        bytes.extend_from_slice(&self.block.to_be_bytes());
+        bytes.extend_from_slice(&self.stake_cents.to_be_bytes());
+        bytes.extend_from_slice(&self.tickets.to_be_bytes());
+        bytes.extend_from_slice(&self.prize_table.0);
+        bytes.extend_from_slice(&self.root.0);
+        bytes
+    }
+
+    pub fn sign(self, key: &SigningKey) -> SignedCommitment {
+        let signature = SignatureBytes(key.sign(&self.canonical_bytes()).to_bytes());
+        SignedCommitment {
+            commitment: self,
+            public_key: PublicKeyBytes(key.verifying_key().to_bytes()),
+            signature,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedCommitment {
+    #[serde(flatten)]
+    pub commitment: Commitment,
+    pub public_key: PublicKeyBytes,
+    pub signature: SignatureBytes,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SignatureError {
+    #[error("the public key is not a valid Ed25519 key")]
+    BadKey,
+    #[error("signed by another key than the operator's")]
+    WrongKey,
+    #[error("the signature does not match the signed bytes")]
+    Invalid,
+    #[error("the player id is over {MAX_PLAYER_LEN} bytes or the proof over 255 hashes")]
+    FieldTooLong,
+}
+
+fn verify_bytes(
+    key: &PublicKeyBytes,
+    message: &[u8],
+    signature: &SignatureBytes,
+) -> Result<(), SignatureError> {
+    let key = VerifyingKey::from_bytes(&key.0).map_err(|_| SignatureError::BadKey)?;
+    let signature = ed25519_dalek::Signature::from_bytes(&signature.0);
+    key.verify(message, &signature)
+        .map_err(|_| SignatureError::Invalid)
+}
+
+impl SignedCommitment {
+    /// Checks the signature and that it is `operator`'s.
+    pub fn verify(&self, operator: &PublicKeyBytes) -> Result<(), SignatureError> {
+        if self.public_key != *operator {
+            return Err(SignatureError::WrongKey);
+        }
+        verify_bytes(
+            operator,
+            &self.commitment.canonical_bytes(),
+            &self.signature,
+        )
+    }
+}
+
+/// A sold ticket as the operator attests it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sale {
+    /// The operator's id of this sale, unique across blocks.
+    pub sale_id: u64,
+    pub block: u64,
+    /// Tickets in the block: fixes the tree shape the proof walks.
+    pub tickets: u32,
+    pub ticket: Ticket,
+    /// Sibling hashes from the leaf up (docs/PROTOCOL.md).
+    pub proof: Vec<Hash>,
+    pub player: String,
+    /// Unix time of the sale in milliseconds.
+    pub sold_at_ms: u64,
+}
+
+impl Sale {
+    pub fn leaf(&self) -> Hash {
+        leaf_hash(self.block, &self.ticket)
+    }
+
+    pub fn canonical_bytes(&self) -> Result<Vec<u8>, SignatureError> {
+        let player = self.player.as_bytes();
+        if player.len() > MAX_PLAYER_LEN || self.proof.len() > usize::from(u8::MAX) {
+            return Err(SignatureError::FieldTooLong);
+        }
+        let mut bytes =
+            Vec::with_capacity(SALE_TAG.len() + 100 + 32 * self.proof.len() + player.len());
+        bytes.extend_from_slice(SALE_TAG);
+        bytes.extend_from_slice(&self.sale_id.to_be_bytes());
+        bytes.extend_from_slice(&self.block.to_be_bytes());
+        bytes.extend_from_slice(&self.tickets.to_be_bytes());
+        bytes.extend_from_slice(&self.ticket.position.to_be_bytes());
+        bytes.extend_from_slice(&self.leaf().0);
+        bytes.push(self.proof.len() as u8);
+        for sibling in &self.proof {
+            bytes.extend_from_slice(&sibling.0);
+        }
+        bytes.push(player.len() as u8);
+        bytes.extend_from_slice(player);
+        bytes.extend_from_slice(&self.sold_at_ms.to_be_bytes());
+        Ok(bytes)
+    }
+
+    pub fn sign(self, key: &SigningKey) -> Result<SignedSale, SignatureError> {
+        let signature = SignatureBytes(key.sign(&self.canonical_bytes()?).to_bytes());
+        Ok(SignedSale {
+            sale: self,
+            signature,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedSale {
+    #[serde(flatten)]
+    pub sale: Sale,
+    pub signature: SignatureBytes,
+}
+
+impl SignedSale {
+    pub fn verify_signature(&self, operator: &PublicKeyBytes) -> Result<(), SignatureError> {
+        verify_bytes(operator, &self.sale.canonical_bytes()?, &self.signature)
+    }
+}
+
+/// Builds an operator key from 32 secret bytes (drawn by the caller from the OS).
+pub fn signing_key_from_secret(secret: [u8; 32]) -> SigningKey {
+    SigningKey::from_bytes(&secret)
+}
+
+pub fn public_key_of(key: &SigningKey) -> PublicKeyBytes {
+    PublicKeyBytes(key.verifying_key().to_bytes())
+}

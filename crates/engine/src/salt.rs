@@ -1,0 +1,83 @@
+//! Fixed-size byte strings shown as lowercase hex: salts, hashes, keys, signatures.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Declares a byte-array newtype with hex text and serde forms.
+macro_rules! hex_bytes {
+    ($(#[$meta:meta])* $name:ident, $len:expr) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub [u8; $len]);
+
+        impl $name {
+            pub const LEN: usize = $len;
+
+            pub fn to_hex(&self) -> String {
+                hex::encode(self.0)
+            }
+
+            pub fn from_hex(text: &str) -> Result<Self, crate::salt::HexError> {
+                let mut bytes = [0u8; $len];
+                hex::decode_to_slice(text, &mut bytes).map_err(|_| crate::salt::HexError {
+                    what: stringify!($name),
+                    expected_len: $len,
+                })?;
+                Ok($name(bytes))
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({})", stringify!($name), self.to_hex())
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.to_hex())
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.to_hex())
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                $name::from_hex(&text).map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what} must be {expected_len} bytes as lowercase or uppercase hex")]
+pub struct HexError {
+    pub what: &'static str,
+    pub expected_len: usize,
+}
+
+hex_bytes!(
+    /// A ticket's secret salt: 128 random bits, revealed only when it is sold.
+    Salt,
+    16
+);
+hex_bytes!(
+    /// A SHA-256 digest.
+    Hash,
+    32
+);
+hex_bytes!(
+    /// An Ed25519 public key.
+    PublicKeyBytes,
+    32
+);
+hex_bytes!(
+    /// An Ed25519 signature.
+    SignatureBytes,
+    64
+);

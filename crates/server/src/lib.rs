@@ -1,0 +1,1 @@
+//! Eldorado game server (placeholder until the server lands).

@@ -1,0 +1,1 @@
+//! Eldorado browser game (placeholder until the wasm game lands).
