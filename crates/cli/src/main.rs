@@ -1,6 +1,7 @@
 //! `eldorado`: the operator's command line.
 
 mod block_cmd;
+mod serve_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,12 +24,15 @@ enum Command {
         #[command(subcommand)]
         command: block_cmd::BlockCommand,
     },
+    /// Run the game server (API, page, durable sales).
+    Serve(serve_cmd::ServeArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Block { command } => block_cmd::run(command),
+        Command::Serve(args) => serve_cmd::run(args),
     };
     match result {
         Ok(code) => code,

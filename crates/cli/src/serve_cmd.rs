@@ -1,0 +1,64 @@
+//! `eldorado serve`: the game server.
+
+use clap::Args;
+use eldorado_server::Config;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Directory of the SQLite database and the operator keys.
+    #[arg(long, default_value = "./data")]
+    data: PathBuf,
+    /// Directory holding index.html and www/ (the repository root).
+    #[arg(long, default_value = ".")]
+    web: PathBuf,
+    /// Turn demo mode off: no play-money players from the page.
+    #[arg(long)]
+    no_demo: bool,
+    /// TESTS ONLY: derive every block from this number, so that the ticket
+    /// sequence is known in advance. Refused unless demo mode is on.
+    #[arg(long)]
+    demo_seed: Option<u64>,
+    /// Most sales committed in one transaction (group commit).
+    #[arg(long, default_value_t = 512)]
+    max_batch: usize,
+}
+
+pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let mut config = Config::new(args.data);
+    config.addr = args.addr;
+    config.web_dir = args.web;
+    config.demo = !args.no_demo;
+    config.demo_seed = args.demo_seed;
+    config.max_batch = args.max_batch;
+    config.check()?;
+    if let Some(seed) = config.demo_seed {
+        eprintln!(
+            "eldorado: WARNING: --demo-seed {seed}: every ticket is predictable. \
+             NOT FOR PRODUCTION: tests and demos only."
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime
+        .block_on(eldorado_server::serve(config, async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shutting down");
+        }))
+        .map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,267 @@
+//! Blocks on hand: generating and committing them off the request path,
+//! keeping one open and one pending block per stake, and the Merkle trees
+//! that prove each sale.
+
+use crate::keys::os_random;
+use crate::store::{BlockStatus, Store, StoreError};
+use eldorado_engine::merkle::MerkleTree;
+use eldorado_engine::{generate_block, BlockRng, Hash, Params, SeedableRng, SigningKey, Stake};
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Trees of finished blocks kept after a rebuild (each is ~26 MB).
+const OLD_TREES: usize = 2;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Seeding {
+    /// Production: every block from 32 bytes of OS randomness.
+    Os,
+    /// Test only: block `id` from a seed derived from `(n, id)`.
+    Demo(u64),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BlockError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("block generation: {0}")]
+    Generate(String),
+}
+
+pub struct BlockBook {
+    store: Arc<dyn Store>,
+    key: Arc<SigningKey>,
+    seeding: Seeding,
+    next_id: Mutex<u64>,
+    /// Trees of open and pending blocks.
+    live: RwLock<HashMap<u64, Arc<MerkleTree>>>,
+    /// Trees of finished blocks rebuilt on demand, oldest first.
+    old: Mutex<VecDeque<(u64, Arc<MerkleTree>)>>,
+    /// Stakes whose next block is being generated.
+    generating: Mutex<HashSet<u64>>,
+}
+
+fn demo_rng(n: u64, block: u64) -> BlockRng {
+    let mut hasher = Sha256::new();
+    hasher.update(b"ELDORADO-DEMO-SEED-V1");
+    hasher.update(n.to_be_bytes());
+    hasher.update(block.to_be_bytes());
+    BlockRng::from_seed(hasher.finalize().into())
+}
+
+impl BlockBook {
+    pub fn new(
+        store: Arc<dyn Store>,
+        key: Arc<SigningKey>,
+        seeding: Seeding,
+    ) -> Result<Arc<BlockBook>, BlockError> {
+        let next_id = store.next_block_id()?;
+        Ok(Arc::new(BlockBook {
+            store,
+            key,
+            seeding,
+            next_id: Mutex::new(next_id),
+            live: RwLock::new(HashMap::new()),
+            old: Mutex::new(VecDeque::new()),
+            generating: Mutex::new(HashSet::new()),
+        }))
+    }
+
+    /// At start: rebuilds the trees of stored open and pending blocks, then
+    /// generates what is missing so each stake has an open and a pending
+    /// block. Returns when all of that is committed.
+    pub fn prepare(self: &Arc<Self>) -> Result<(), BlockError> {
+        let blocks = self.store.blocks()?;
+        let live: Vec<u64> = blocks
+            .iter()
+            .filter(|b| matches!(b.status, BlockStatus::Open | BlockStatus::Pending))
+            .map(|b| b.id())
+            .collect();
+        std::thread::scope(|scope| -> Result<(), BlockError> {
+            let handles: Vec<_> = live
+                .iter()
+                .map(|&id| scope.spawn(move || self.rebuild(id).map(|tree| (id, tree))))
+                .collect();
+            for handle in handles {
+                let (id, tree) = handle
+                    .join()
+                    .map_err(|_| BlockError::Generate("tree rebuild panicked".into()))??;
+                self.live_write().insert(id, tree);
+            }
+            Ok(())
+        })?;
+        // Current blocks first, then the next ones, so that ids (and demo
+        // seeds) follow a fixed order on a first start.
+        for round in 0..2 {
+            let wanted: Vec<(Stake, u64)> = Stake::ALL
+                .iter()
+                .filter(|stake| self.live_count(&blocks, stake.cents()) <= round)
+                .map(|&stake| (stake, self.allocate_id()))
+                .collect();
+            std::thread::scope(|scope| -> Result<(), BlockError> {
+                let handles: Vec<_> = wanted
+                    .iter()
+                    .map(|&(stake, id)| scope.spawn(move || self.generate(stake, id)))
+                    .collect();
+                for handle in handles {
+                    handle
+                        .join()
+                        .map_err(|_| BlockError::Generate("generation panicked".into()))??;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    fn live_count(&self, blocks: &[crate::store::BlockRecord], stake: u64) -> usize {
+        blocks
+            .iter()
+            .filter(|b| {
+                b.stake_cents() == stake
+                    && matches!(b.status, BlockStatus::Open | BlockStatus::Pending)
+            })
+            .count()
+    }
+
+    fn allocate_id(&self) -> u64 {
+        let mut next = self.next_id.lock().unwrap_or_else(|p| p.into_inner());
+        let id = *next;
+        *next += 1;
+        id
+    }
+
+    fn live_read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<u64, Arc<MerkleTree>>> {
+        self.live.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn live_write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<u64, Arc<MerkleTree>>> {
+        self.live.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn rebuild(&self, id: u64) -> Result<Arc<MerkleTree>, BlockError> {
+        let leaves: Vec<Hash> = self.store.block_leaves(id)?;
+        if leaves.is_empty() {
+            return Err(BlockError::Store(StoreError::Corrupt(format!(
+                "block {id} has no tickets"
+            ))));
+        }
+        Ok(Arc::new(MerkleTree::build(leaves)))
+    }
+
+    /// Generates, commits, signs and stores block `id` (slow: whole seconds).
+    fn generate(&self, stake: Stake, id: u64) -> Result<(), BlockError> {
+        let started = std::time::Instant::now();
+        let mut rng = match self.seeding {
+            Seeding::Os => BlockRng::from_seed(
+                os_random::<32>().map_err(|e| BlockError::Generate(e.to_string()))?,
+            ),
+            Seeding::Demo(n) => demo_rng(n, id),
+        };
+        let block = generate_block(id, stake, &Params::default(), &mut rng)
+            .map_err(|e| BlockError::Generate(e.to_string()))?;
+        let signed = block.commitment().sign(&self.key);
+        // The tree is on hand before the block can open, so its first sale
+        // always finds its proof.
+        self.live_write().insert(id, Arc::new(block.tree.clone()));
+        match self.store.insert_block(&block, &signed) {
+            Ok(status) => {
+                tracing::info!(
+                    block = id,
+                    stake = stake.cents(),
+                    status = status.as_str(),
+                    root = %signed.commitment.root,
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "block generated and committed"
+                );
+                Ok(())
+            }
+            Err(e) => {
+                self.live_write().remove(&id);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Makes sure every stake has a pending block behind its open one,
+    /// generating missing ones on background threads.
+    pub fn ensure_supply(self: &Arc<Self>) {
+        let blocks = match self.store.blocks() {
+            Ok(blocks) => blocks,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot list blocks to keep the supply");
+                return;
+            }
+        };
+        self.forget_finished(&blocks);
+        for stake in Stake::ALL {
+            if self.live_count(&blocks, stake.cents()) >= 2 {
+                continue;
+            }
+            let mut generating = self.generating.lock().unwrap_or_else(|p| p.into_inner());
+            if !generating.insert(stake.cents()) {
+                continue;
+            }
+            drop(generating);
+            let id = self.allocate_id();
+            let book = Arc::clone(self);
+            std::thread::spawn(move || {
+                if let Err(e) = book.generate(stake, id) {
+                    tracing::error!(error = %e, block = id, "generating the next block failed");
+                }
+                book.generating
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&stake.cents());
+                // Sales may have finished another block meanwhile.
+                book.ensure_supply();
+            });
+        }
+    }
+
+    /// Moves trees of blocks that sold out or were closed out of the live set.
+    fn forget_finished(&self, blocks: &[crate::store::BlockRecord]) {
+        let finished: Vec<u64> = blocks
+            .iter()
+            .filter(|b| b.status.is_finished())
+            .map(|b| b.id())
+            .filter(|id| self.live_read().contains_key(id))
+            .collect();
+        for id in finished {
+            if let Some(tree) = self.live_write().remove(&id) {
+                self.keep_old(id, tree);
+            }
+        }
+    }
+
+    fn keep_old(&self, id: u64, tree: Arc<MerkleTree>) {
+        let mut old = self.old.lock().unwrap_or_else(|p| p.into_inner());
+        old.retain(|(other, _)| *other != id);
+        old.push_back((id, tree));
+        while old.len() > OLD_TREES {
+            old.pop_front();
+        }
+    }
+
+    /// The tree of any block; finished ones are rebuilt from stored leaves
+    /// (blocking: call off the async threads when it may rebuild).
+    pub fn tree(&self, id: u64) -> Result<Arc<MerkleTree>, BlockError> {
+        if let Some(tree) = self.cached_tree(id) {
+            return Ok(tree);
+        }
+        let tree = self.rebuild(id)?;
+        self.keep_old(id, Arc::clone(&tree));
+        Ok(tree)
+    }
+
+    pub fn cached_tree(&self, id: u64) -> Option<Arc<MerkleTree>> {
+        if let Some(tree) = self.live_read().get(&id) {
+            return Some(Arc::clone(tree));
+        }
+        let old = self.old.lock().unwrap_or_else(|p| p.into_inner());
+        old.iter()
+            .find(|(other, _)| *other == id)
+            .map(|(_, tree)| Arc::clone(tree))
+    }
+}

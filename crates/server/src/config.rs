@@ -1,0 +1,56 @@
+//! What `eldorado serve` is told on its command line.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub const DEFAULT_STARTING_BALANCE_CENTS: u64 = 5_000;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub addr: SocketAddr,
+    /// Holds the SQLite file and the operator keys.
+    pub data_dir: PathBuf,
+    /// Holds `index.html` and `www/`.
+    pub web_dir: PathBuf,
+    /// Lets the page create play-money players.
+    pub demo: bool,
+    /// Test only: blocks drawn from seeds derived from this number.
+    pub demo_seed: Option<u64>,
+    pub starting_balance_cents: u64,
+    pub session_ttl: Duration,
+    /// Most sales committed in one transaction.
+    pub max_batch: usize,
+    /// Largest request body accepted, in bytes.
+    pub body_limit: usize,
+}
+
+impl Config {
+    pub fn new(data_dir: impl Into<PathBuf>) -> Config {
+        Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir: data_dir.into(),
+            web_dir: PathBuf::from("."),
+            demo: true,
+            demo_seed: None,
+            starting_balance_cents: DEFAULT_STARTING_BALANCE_CENTS,
+            session_ttl: Duration::from_secs(24 * 3600),
+            max_batch: 512,
+            body_limit: 16 * 1024,
+        }
+    }
+
+    /// Refuses combinations that must never run.
+    pub fn check(&self) -> Result<(), String> {
+        if self.demo_seed.is_some() && !self.demo {
+            return Err(
+                "--demo-seed makes every ticket predictable: it is refused unless demo mode is on"
+                    .to_owned(),
+            );
+        }
+        if self.max_batch == 0 {
+            return Err("the sale batch size must be at least 1".to_owned());
+        }
+        Ok(())
+    }
+}

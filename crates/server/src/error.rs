@@ -1,0 +1,105 @@
+//! The one error type of the HTTP API: `{"error": {"code", "message"}}`.
+//!
+//! Codes are stable (docs/API.md); messages are for humans. Internal causes
+//! are logged and never sent: the client only sees `INTERNAL`.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    InvalidStake(String),
+    #[error("your balance of {balance_cents} cents does not cover {needed_cents} cents")]
+    InsufficientFunds {
+        balance_cents: u64,
+        needed_cents: u64,
+    },
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    #[error("{0}")]
+    Forbidden(&'static str),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("the request body is too large")]
+    PayloadTooLarge,
+    #[error("{0}")]
+    Conflict(String),
+    #[error("demo mode is off on this server")]
+    DemoDisabled,
+    #[error("no block of this stake is on sale right now; try again shortly")]
+    SoldOut,
+    #[error("this method is not allowed here")]
+    MethodNotAllowed,
+    /// The cause is logged, never shown.
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::InvalidStake(_) => "INVALID_STAKE",
+            ApiError::InsufficientFunds { .. } => "INSUFFICIENT_FUNDS",
+            ApiError::Unauthorized(_) => "UNAUTHORIZED",
+            ApiError::Forbidden(_) => "FORBIDDEN",
+            ApiError::NotFound(_) => "NOT_FOUND",
+            ApiError::BadRequest(_) => "BAD_REQUEST",
+            ApiError::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ApiError::Conflict(_) => "CONFLICT",
+            ApiError::DemoDisabled => "DEMO_DISABLED",
+            ApiError::SoldOut => "SOLD_OUT",
+            ApiError::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            ApiError::Internal(_) => "INTERNAL",
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::InvalidStake(_) | ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::InsufficientFunds { .. } => StatusCode::PAYMENT_REQUIRED,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) | ApiError::DemoDisabled => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::SoldOut => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> ApiError {
+        ApiError::Internal(cause.to_string())
+    }
+
+    pub fn not_found(what: &str) -> ApiError {
+        ApiError::NotFound(format!("{what} not found"))
+    }
+}
+
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> ApiError {
+        ApiError::Internal(e.to_string())
+    }
+}
+
+impl From<tokio::task::JoinError> for ApiError {
+    fn from(e: tokio::task::JoinError) -> ApiError {
+        ApiError::Internal(format!("a blocking task failed: {e}"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(cause) = &self {
+            tracing::error!(%cause, "internal error answered as INTERNAL");
+        }
+        let body = json!({"error": {"code": self.code(), "message": self.to_string()}});
+        (self.status(), Json(body)).into_response()
+    }
+}

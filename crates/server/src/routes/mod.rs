@@ -1,0 +1,144 @@
+//! The HTTP API of docs/API-CONTRACT.md and the extractors that turn every
+//! client mistake into a 4xx `ApiError` before any handler runs.
+
+mod operator;
+mod player;
+mod public;
+pub mod types;
+
+use crate::error::ApiError;
+use crate::sessions::Session;
+use crate::state::AppState;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
+use axum::http::{header, request::Parts, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde::de::DeserializeOwned;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// The whole server: API, OpenAPI document and the page.
+pub fn app(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/config", get(public::config))
+        .route("/blocks", get(public::blocks))
+        .route("/blocks/{block}", get(public::block))
+        .route("/blocks/{block}/export", get(public::export))
+        .route("/openapi.json", get(public::openapi))
+        .route("/demo/players", post(player::create_demo_player))
+        .route("/session", get(player::session))
+        .route("/sales", post(player::create_sale))
+        .route("/sales/{sale_id}", get(player::sale))
+        .route("/sales/{sale_id}/reveal", post(player::reveal))
+        .route("/history", get(player::history))
+        .route("/operator/sessions", post(operator::create_session))
+        .route("/operator/players/{player_id}/credit", post(operator::credit))
+        .route("/operator/players/{player_id}/debit", post(operator::debit))
+        .route("/operator/blocks/{block}/close", post(operator::close_block))
+        .fallback(api_not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ));
+    let body_limit = state.config.body_limit;
+    let web_dir = state.config.web_dir.clone();
+    let router = Router::new()
+        .nest("/api", api)
+        .merge(crate::static_files::router(&web_dir))
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(CatchPanicLayer::custom(panic_response));
+    crate::static_files::with_security_headers(router)
+}
+
+async fn api_not_found() -> ApiError {
+    ApiError::NotFound("no such API endpoint".to_owned())
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    ApiError::internal("a request handler panicked").into_response()
+}
+
+/// A JSON body, whatever its declared content type, with every failure
+/// (size, syntax, types, missing fields) as a 4xx `ApiError`.
+pub struct ApiJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge
+            } else {
+                ApiError::BadRequest("the request body could not be read".to_owned())
+            }
+        })?;
+        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+            b"{}"
+        } else {
+            &bytes
+        };
+        serde_json::from_slice(bytes)
+            .map(ApiJson)
+            .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))
+    }
+}
+
+fn bearer(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then_some(token.trim())
+}
+
+/// The player behind a valid, unexpired session token.
+pub struct Player(pub Session);
+
+impl FromRequestParts<AppState> for Player {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let token = bearer(parts)
+            .ok_or(ApiError::Unauthorized(
+                "a session token is required (Authorization: Bearer)",
+            ))?
+            .to_owned();
+        state
+            .blocking(move |state| state.sessions.find(&token))
+            .await
+            .map(Player)
+    }
+}
+
+/// A request carrying the operator API key.
+pub struct Operator;
+
+impl FromRequestParts<AppState> for Operator {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        match bearer(parts) {
+            Some(key) if state.is_operator_key(key) => Ok(Operator),
+            _ => Err(ApiError::Unauthorized(
+                "the operator API key is required (Authorization: Bearer)",
+            )),
+        }
+    }
+}
+
+/// A numeric id from the path; anything else names nothing that exists.
+pub fn path_id(text: &str, what: &str) -> Result<u64, ApiError> {
+    if text.is_empty() || text.len() > 20 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::not_found(what));
+    }
+    text.parse().map_err(|_| ApiError::not_found(what))
+}

@@ -1,0 +1,159 @@
+//! What anyone may read: configuration, blocks, disclosures, the OpenAPI document.
+
+use super::path_id;
+use super::types::{BlockInfo, BlocksBody};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::BlockStatus;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use eldorado_engine::export::{ExportHeader, ExportRow, FORMAT};
+use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, RANKS};
+use eldorado_engine::Stake;
+use serde_json::{json, Value};
+
+/// Finished blocks listed per stake besides the open and pending ones.
+const RECENT_FINISHED: usize = 3;
+/// Export bytes gathered before they are handed to the connection.
+const EXPORT_CHUNK: usize = 256 * 1024;
+
+pub async fn config(State(state): State<AppState>) -> Json<Value> {
+    let max_win: serde_json::Map<String, Value> = Stake::ALL
+        .iter()
+        .map(|s| (s.cents().to_string(), json!(max_win_cents(*s))))
+        .collect();
+    let (tickets, winners) = odds_fraction();
+    let prize_table: Vec<Value> = RANKS
+        .iter()
+        .map(|r| {
+            json!({
+                "rank": r.rank, "multiple": r.multiple, "count": r.count,
+                "direct": r.direct, "via_extras": r.via_extras,
+                "decompositions": r.decompositions,
+            })
+        })
+        .collect();
+    Json(json!({
+        "stakes_cents": Stake::ALL.iter().map(|s| s.cents()).collect::<Vec<_>>(),
+        "public_key": state.public_key,
+        "rtp_basis_points": rtp_basis_points(),
+        "odds": {"tickets": tickets, "winners": winners},
+        "max_win_cents": max_win,
+        "prize_table": prize_table,
+        "demo": state.config.demo,
+        "starting_balance_cents": state.config.starting_balance_cents,
+    }))
+}
+
+pub async fn blocks(State(state): State<AppState>) -> Result<Json<BlocksBody>, ApiError> {
+    let records = state.blocking(|s| Ok(s.store.blocks()?)).await?;
+    let mut finished_per_stake = std::collections::HashMap::<u64, usize>::new();
+    let mut shown = Vec::new();
+    for record in records.into_iter().rev() {
+        if record.status.is_finished() {
+            let seen = finished_per_stake.entry(record.stake_cents()).or_default();
+            if *seen >= RECENT_FINISHED {
+                continue;
+            }
+            *seen += 1;
+        }
+        shown.push(record);
+    }
+    shown.reverse();
+    Ok(Json(BlocksBody {
+        blocks: shown.into_iter().map(BlockInfo::from).collect(),
+    }))
+}
+
+pub async fn block(
+    State(state): State<AppState>,
+    Path(block): Path<String>,
+) -> Result<Json<BlockInfo>, ApiError> {
+    let id = path_id(&block, "block")?;
+    let record = state
+        .blocking(move |s| Ok(s.store.block(id)?))
+        .await?
+        .ok_or_else(|| ApiError::not_found("block"))?;
+    Ok(Json(record.into()))
+}
+
+/// The JSON Lines disclosure of a finished block, streamed.
+pub async fn export(
+    State(state): State<AppState>,
+    Path(block): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = path_id(&block, "block")?;
+    let record = state
+        .blocking(move |s| Ok(s.store.block(id)?))
+        .await?
+        .ok_or_else(|| ApiError::not_found("block"))?;
+    if !record.status.is_finished() {
+        return Err(ApiError::Conflict(format!(
+            "block {id} is {}: it is disclosed once sold out or closed",
+            match record.status {
+                BlockStatus::Open => "open",
+                _ => "pending",
+            }
+        )));
+    }
+    let c = &record.signed.commitment;
+    let header_line = ExportHeader {
+        format: FORMAT.to_owned(),
+        block: c.block,
+        stake_cents: c.stake_cents,
+        tickets: c.tickets,
+        root: c.root,
+        prize_table: c.prize_table,
+        params: record.params.clone(),
+        public_key: Some(record.signed.public_key),
+        signature: Some(record.signed.signature),
+    };
+    let mut first = serde_json::to_vec(&header_line).map_err(ApiError::internal)?;
+    first.push(b'\n');
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(8);
+    let store = state.store.clone();
+    tokio::task::spawn_blocking(move || {
+        let mut buffer = first;
+        let mut failed = false;
+        let result = store.for_each_ticket(id, &mut |ticket, leaf| {
+            let row = ExportRow { ticket, leaf };
+            if serde_json::to_writer(&mut buffer, &row).is_err() {
+                failed = true;
+                return false;
+            }
+            buffer.push(b'\n');
+            if buffer.len() >= EXPORT_CHUNK {
+                let chunk = Bytes::from(std::mem::take(&mut buffer));
+                // A closed connection stops the export.
+                return tx.blocking_send(Ok(chunk)).is_ok();
+            }
+            true
+        });
+        if let Err(e) = &result {
+            tracing::error!(error = %e, block = id, "export failed midway");
+        }
+        if failed || result.is_err() {
+            let _ = tx.blocking_send(Err(std::io::Error::other("export failed")));
+        } else if !buffer.is_empty() {
+            let _ = tx.blocking_send(Ok(Bytes::from(buffer)));
+        }
+    });
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/jsonl".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"eldorado-block-{id}.jsonl\""),
+            ),
+        ],
+        Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx)),
+    )
+        .into_response())
+}
+
+pub async fn openapi() -> Json<Value> {
+    Json(crate::openapi::document())
+}

@@ -1,0 +1,165 @@
+//! What every request shares: the store, the operator key, the block book,
+//! the sale desk and the sessions.
+
+use crate::blocks::{BlockBook, BlockError, Seeding};
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::keys::{self, KeyError};
+use crate::sales::SaleDesk;
+use crate::sessions::Sessions;
+use crate::store::sqlite::SqliteStore;
+use crate::store::{SaleRecord, Store, StoreError};
+use eldorado_engine::commit::public_key_of;
+use eldorado_engine::{PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+pub const DATABASE_FILE: &str = "eldorado.sqlite3";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("data directory {path}: {source}")]
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Blocks(#[from] BlockError),
+    #[error("startup task failed: {0}")]
+    Task(String),
+}
+
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+pub struct Inner {
+    pub config: Config,
+    pub store: Arc<dyn Store>,
+    pub book: Arc<BlockBook>,
+    pub desk: SaleDesk,
+    pub sessions: Sessions,
+    key: Arc<SigningKey>,
+    pub public_key: PublicKeyBytes,
+    operator_key_digest: [u8; 32],
+    commitments: RwLock<HashMap<u64, SignedCommitment>>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl AppState {
+    /// Opens the data directory (database, keys), applies migrations and
+    /// makes sure each stake has an open and a pending committed block.
+    pub async fn start(config: Config) -> Result<AppState, StartError> {
+        tokio::task::spawn_blocking(move || AppState::start_blocking(config))
+            .await
+            .map_err(|e| StartError::Task(e.to_string()))?
+    }
+
+    pub fn start_blocking(config: Config) -> Result<AppState, StartError> {
+        let dir = &config.data_dir;
+        std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        let key = Arc::new(keys::load_or_create_signing_key(dir)?);
+        let operator_key_digest = keys::load_or_create_api_key_digest(dir)?;
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.join(DATABASE_FILE))?);
+        let seeding = match config.demo_seed {
+            Some(n) => {
+                tracing::warn!(
+                    seed = n,
+                    "DEMO SEED IN USE: every ticket of every new block is predictable. \
+                     NOT FOR PRODUCTION, tests and demos only."
+                );
+                Seeding::Demo(n)
+            }
+            None => Seeding::Os,
+        };
+        let book = BlockBook::new(Arc::clone(&store), Arc::clone(&key), seeding)?;
+        book.prepare()?;
+        let desk = SaleDesk::start(Arc::clone(&store), Arc::clone(&book), config.max_batch);
+        let public_key = public_key_of(&key);
+        tracing::info!(public_key = %public_key, demo = config.demo, "operator key loaded");
+        Ok(AppState(Arc::new(Inner {
+            sessions: Sessions::new(Arc::clone(&store), config.session_ttl),
+            config,
+            store,
+            book,
+            desk,
+            key,
+            public_key,
+            operator_key_digest,
+            commitments: RwLock::new(HashMap::new()),
+        })))
+    }
+
+    pub fn is_operator_key(&self, presented: &str) -> bool {
+        keys::same_digest(
+            &keys::digest(presented.as_bytes()),
+            &self.operator_key_digest,
+        )
+    }
+
+    /// The signed commitment of a block (commitments never change).
+    pub fn commitment(&self, block: u64) -> Result<SignedCommitment, ApiError> {
+        if let Some(c) = self
+            .commitments
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&block)
+        {
+            return Ok(c.clone());
+        }
+        let record = self
+            .store
+            .block(block)?
+            .ok_or_else(|| ApiError::internal(format!("sale of unknown block {block}")))?;
+        self.commitments
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(block, record.signed.clone());
+        Ok(record.signed)
+    }
+
+    /// Signs a recorded sale with its Merkle proof. Ed25519 signatures are
+    /// deterministic, so signing a sale again gives the very same bytes.
+    /// Blocking when the block's tree must be rebuilt.
+    pub fn sign_sale(&self, record: &SaleRecord) -> Result<SignedSale, ApiError> {
+        let tree = self
+            .book
+            .tree(record.block)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        let proof = tree
+            .proof(record.ticket.position)
+            .map_err(ApiError::internal)?;
+        Sale {
+            sale_id: record.sale_id,
+            block: record.block,
+            tickets: record.block_tickets,
+            ticket: record.ticket.clone(),
+            proof,
+            player: record.player_id.clone(),
+            sold_at_ms: record.sold_at_ms,
+        }
+        .sign(&self.key)
+        .map_err(ApiError::internal)
+    }
+
+    /// Runs store work off the async threads.
+    pub async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&AppState) -> Result<T, ApiError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let state = self.clone();
+        tokio::task::spawn_blocking(move || f(&state)).await?
+    }
+}

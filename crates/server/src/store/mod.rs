@@ -1,0 +1,246 @@
+//! The one narrow interface between the server and its storage.
+//!
+//! Everything that must be atomic (a sale, a wallet transfer, a block
+//! switch-over) is a single method here, so a backend only has to provide
+//! transactions; the SQLite backend is the embedded default and a
+//! PostgreSQL backend can implement the same trait for several servers.
+
+pub mod sqlite;
+
+use eldorado_engine::{Block, Hash, Params, SignedCommitment, Stake, Ticket};
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("storage backend: {0}")]
+    Backend(String),
+    #[error("stored data is inconsistent: {0}")]
+    Corrupt(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockStatus {
+    Open,
+    Pending,
+    SoldOut,
+    Closed,
+}
+
+impl BlockStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockStatus::Open => "open",
+            BlockStatus::Pending => "pending",
+            BlockStatus::SoldOut => "sold_out",
+            BlockStatus::Closed => "closed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<BlockStatus> {
+        Some(match text {
+            "open" => BlockStatus::Open,
+            "pending" => BlockStatus::Pending,
+            "sold_out" => BlockStatus::SoldOut,
+            "closed" => BlockStatus::Closed,
+            _ => return None,
+        })
+    }
+
+    /// Finished blocks may be disclosed; open or pending ones never.
+    pub fn is_finished(self) -> bool {
+        matches!(self, BlockStatus::SoldOut | BlockStatus::Closed)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BlockRecord {
+    pub signed: SignedCommitment,
+    pub params: Params,
+    pub status: BlockStatus,
+    pub sold: u32,
+    /// Unsold winning tickets by prize in cents, largest prize first.
+    pub remaining_by_prize: Vec<(u64, u32)>,
+}
+
+impl BlockRecord {
+    pub fn id(&self) -> u64 {
+        self.signed.commitment.block
+    }
+    pub fn stake_cents(&self) -> u64 {
+        self.signed.commitment.stake_cents
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerKind {
+    /// Play money, created by the page in demo mode.
+    Demo,
+    /// An operator's player whose money the operator transfers in and out.
+    Operator,
+}
+
+impl PlayerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlayerKind::Demo => "demo",
+            PlayerKind::Operator => "operator",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PlayerRecord {
+    pub id: String,
+    pub kind: PlayerKind,
+    pub balance_cents: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct SessionRecord {
+    pub player_id: String,
+    pub expires_at_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransferKind {
+    Credit,
+    Debit,
+}
+
+#[derive(Clone, Debug)]
+pub struct Transfer {
+    pub player_id: String,
+    pub kind: TransferKind,
+    pub amount_cents: u64,
+    /// The operator's reference: a transfer is applied once per reference.
+    pub reference: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransferOutcome {
+    Applied { balance_cents: u64 },
+    /// The same reference was already applied with the same amount.
+    Replayed { balance_cents: u64 },
+    /// The reference was used for another amount or direction.
+    ReferenceConflict,
+    InsufficientFunds { balance_cents: u64 },
+    UnknownPlayer,
+    /// Demo players hold play money only.
+    DemoPlayer,
+}
+
+#[derive(Clone, Debug)]
+pub struct SaleRequest {
+    pub player_id: String,
+    pub stake: Stake,
+    pub idempotency_key: String,
+}
+
+/// A recorded sale with everything needed to sign it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaleRecord {
+    pub sale_id: u64,
+    pub player_id: String,
+    pub block: u64,
+    pub block_tickets: u32,
+    pub ticket: Ticket,
+    pub sold_at_ms: u64,
+    pub balance_before_cents: u64,
+    pub balance_after_cents: u64,
+    /// Grids fully revealed so far, 0..=1+extras.
+    pub revealed: u8,
+}
+
+impl SaleRecord {
+    pub fn grid_count(&self) -> u8 {
+        1 + self.ticket.extras
+    }
+    pub fn is_complete(&self) -> bool {
+        self.revealed >= self.grid_count()
+    }
+    /// The sale took the last ticket of its block.
+    pub fn sold_out_block(&self) -> bool {
+        self.ticket.position + 1 == self.block_tickets
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SaleOutcome {
+    Sold(SaleRecord),
+    /// The idempotency key was already used for this very sale.
+    Replayed(SaleRecord),
+    /// The idempotency key was already used with another stake.
+    KeyConflict,
+    InsufficientFunds { balance_cents: u64 },
+    SoldOut,
+    UnknownPlayer,
+}
+
+/// Money totals for audits and tests: what went in and out of the wallets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub balances_cents: u64,
+    pub stakes_cents: u64,
+    pub prizes_cents: u64,
+    pub sales: u64,
+}
+
+pub trait Store: Send + Sync + 'static {
+    /// Every block, by id.
+    fn blocks(&self) -> StoreResult<Vec<BlockRecord>>;
+    fn block(&self, id: u64) -> StoreResult<Option<BlockRecord>>;
+    /// One more than the highest block id ever committed.
+    fn next_block_id(&self) -> StoreResult<u64>;
+    /// Records a generated, committed block: it opens at once when its stake
+    /// has no open block, else it waits as pending. Must not hold up sales
+    /// for the whole insert.
+    fn insert_block(&self, block: &Block, signed: &SignedCommitment) -> StoreResult<BlockStatus>;
+    /// Leaf hashes in position order, to rebuild the Merkle tree.
+    fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>>;
+    /// Every ticket of a block in order; `f` returns false to stop.
+    fn for_each_ticket(
+        &self,
+        id: u64,
+        f: &mut dyn FnMut(Ticket, Hash) -> bool,
+    ) -> StoreResult<()>;
+    /// Closes an open or pending block (the next pending block of the stake
+    /// opens if the open one closes). `None` if there is no such block.
+    fn close_block(&self, id: u64) -> StoreResult<Option<BlockRecord>>;
+
+    /// Creates a player unless it exists; true if created.
+    fn create_player(&self, id: &str, kind: PlayerKind, balance_cents: u64) -> StoreResult<bool>;
+    fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>>;
+    fn transfer(&self, transfer: &Transfer, now_ms: u64) -> StoreResult<TransferOutcome>;
+
+    fn create_session(
+        &self,
+        token_hash: &[u8; 32],
+        player_id: &str,
+        now_ms: u64,
+        expires_at_ms: u64,
+    ) -> StoreResult<()>;
+    fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>>;
+
+    /// Runs the sales in order in ONE durable transaction (group commit):
+    /// each is checked, debited, given the next ticket of its stake's open
+    /// block, credited and recorded, or refused without any write.
+    fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>>;
+    fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>>;
+    /// Newest first, sale ids below `before`.
+    fn history(
+        &self,
+        player_id: &str,
+        before: Option<u64>,
+        limit: u32,
+    ) -> StoreResult<Vec<SaleRecord>>;
+    /// The player's oldest sale not fully revealed.
+    fn unrevealed(&self, player_id: &str) -> StoreResult<Option<SaleRecord>>;
+    /// Raises the reveal progress (never lowers it); the stored value, or
+    /// `None` if the player has no such sale.
+    fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8)
+        -> StoreResult<Option<u8>>;
+    fn totals(&self) -> StoreResult<Totals>;
+}
