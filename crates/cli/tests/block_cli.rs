@@ -5,7 +5,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn eldorado(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_eldorado")).args(args).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -15,7 +18,9 @@ fn text(bytes: &[u8]) -> String {
 fn generate(dir: &Path, stake: &str, seed: &str) -> String {
     let out = dir.join(format!("block-{stake}.jsonl"));
     let out_text = out.to_str().unwrap().to_owned();
-    let output = eldorado(&["block", "generate", "--stake", stake, "--out", &out_text, "--seed", seed]);
+    let output = eldorado(&[
+        "block", "generate", "--stake", stake, "--out", &out_text, "--seed", seed,
+    ]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     out_text
 }
@@ -32,9 +37,13 @@ fn a_fresh_block_at_each_stake_passes_its_audit() {
         assert!(stdout.starts_with("OK: block 1"), "{stdout}");
         assert!(stdout.contains("400000 tickets, 60440 winners"), "{stdout}");
         let cents: u64 = stake.parse().unwrap();
-        assert!(stdout.contains(&format!("{} cents of prizes", 280_000 * cents)), "{stdout}");
+        assert!(
+            stdout.contains(&format!("{} cents of prizes", 280_000 * cents)),
+            "{stdout}"
+        );
         let header: serde_json::Value =
-            serde_json::from_str(fs::read_to_string(&file).unwrap().lines().next().unwrap()).unwrap();
+            serde_json::from_str(fs::read_to_string(&file).unwrap().lines().next().unwrap())
+                .unwrap();
         for field in ["block", "stake_cents", "tickets", "root"] {
             assert!(header.get(field).is_some(), "header lacks {field}");
         }
@@ -48,14 +57,20 @@ fn a_tampered_export_fails_its_audit_and_names_the_ticket() {
     let content = fs::read_to_string(&file).unwrap();
     let mut lines: Vec<String> = content.lines().map(str::to_owned).collect();
     // Give a losing ticket a prize of 2 €: rules, leaf, counts and root all break.
-    let index = lines.iter().position(|l| l.contains("\"prize_cents\":0,\"extras\":0")).unwrap();
+    let index = lines
+        .iter()
+        .position(|l| l.contains("\"prize_cents\":0,\"extras\":0"))
+        .unwrap();
     lines[index] = lines[index].replace("\"prize_cents\":0,", "\"prize_cents\":200,");
     fs::write(&file, lines.join("\n") + "\n").unwrap();
     let output = eldorado(&["block", "audit", &file]);
     let stdout = text(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.starts_with("FAILED"), "{stdout}");
-    assert!(stdout.contains(&format!("position {}", index - 1)), "{stdout}");
+    assert!(
+        stdout.contains(&format!("position {}", index - 1)),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -65,15 +80,45 @@ fn bad_arguments_give_one_line_and_a_non_zero_exit() {
     fs::write(&corrupt, "{\"format\": not json\n").unwrap();
     let truncated = dir.path().join("truncated.jsonl");
     let good = generate(dir.path(), "50", "4");
-    let head: Vec<&str> = fs::read_to_string(&good).unwrap().lines().take(3).map(str::to_owned).collect::<Vec<_>>().leak().iter().map(String::as_str).collect();
-    fs::write(&truncated, head.join("\n") + "\n{\"position\":2,").unwrap();
+    let content = fs::read_to_string(&good).unwrap();
+    let head = content.lines().take(3).collect::<Vec<_>>().join("\n");
+    fs::write(&truncated, head + "\n{\"position\":2,").unwrap();
     let out = dir.path().join("x.jsonl");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["block", "generate", "--stake", "70", "--out", out.to_str().unwrap()], "invalid stake 70"),
-        (vec!["block", "audit", "/nonexistent/block.jsonl"], "cannot open"),
-        (vec!["block", "audit", corrupt.to_str().unwrap()], "not an export header"),
-        (vec!["block", "audit", truncated.to_str().unwrap()], "line 4: not a ticket"),
-        (vec!["block", "generate", "--stake", "100", "--out", "/nonexistent/dir/x.jsonl"], "cannot create"),
+        (
+            vec![
+                "block",
+                "generate",
+                "--stake",
+                "70",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            "invalid stake 70",
+        ),
+        (
+            vec!["block", "audit", "/nonexistent/block.jsonl"],
+            "cannot open",
+        ),
+        (
+            vec!["block", "audit", corrupt.to_str().unwrap()],
+            "not an export header",
+        ),
+        (
+            vec!["block", "audit", truncated.to_str().unwrap()],
+            "line 4: not a ticket",
+        ),
+        (
+            vec![
+                "block",
+                "generate",
+                "--stake",
+                "100",
+                "--out",
+                "/nonexistent/dir/x.jsonl",
+            ],
+            "cannot create",
+        ),
     ];
     for (args, expected) in cases {
         let output = eldorado(&args);

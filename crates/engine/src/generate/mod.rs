@@ -81,7 +81,7 @@ impl Params {
 
 /// One ticket's outcome before it is drawn. `rank` indexes [`RANKS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Plan {
+pub enum Plan {
     Lose { extras: u8 },
     Win { rank: u8, extras: u8 },
 }
@@ -136,14 +136,15 @@ fn plan_block(params: &Params) -> Vec<Plan> {
     plans
 }
 
-/// Draws the grids of one planned ticket.
-struct Drawer {
+/// Draws the grids of planned tickets.
+pub struct Drawer {
     palette: Palette,
     decompositions: Vec<WeightedIndex<u32>>,
 }
 
 impl Drawer {
-    fn new(params: &Params) -> Drawer {
+    /// `params` must have passed [`Params::check`].
+    pub fn new(params: &Params) -> Drawer {
         Drawer {
             palette: Palette::new(),
             decompositions: params
@@ -166,7 +167,7 @@ impl Drawer {
             .collect()
     }
 
-    fn draw<R: Rng + ?Sized>(&self, rng: &mut R, plan: Plan) -> Vec<Grid> {
+    fn draw_grids<R: Rng + ?Sized>(&self, rng: &mut R, plan: Plan) -> Vec<Grid> {
         let (extras, wins) = match plan {
             Plan::Lose { extras } => (extras, Vec::new()),
             Plan::Win { rank, extras } => {
@@ -196,6 +197,36 @@ impl Drawer {
                 .map(|lines| build_grid(rng, fill_rows(lines))),
         );
         grids
+    }
+}
+
+impl Drawer {
+    /// Draws a whole ticket: grids as `plan` says, claims, and a fresh salt.
+    pub fn draw<R: Rng + CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        position: u32,
+        stake: Stake,
+        plan: Plan,
+    ) -> Ticket {
+        let grids = self.draw_grids(rng, plan);
+        let (extras, prize_cents) = match plan {
+            Plan::Lose { extras } => (extras, 0),
+            Plan::Win { rank, extras } => (
+                extras,
+                u64::from(RANKS[usize::from(rank)].multiple) * stake.cents(),
+            ),
+        };
+        let mut salt = Salt([0; Salt::LEN]);
+        rng.fill_bytes(&mut salt.0);
+        Ticket {
+            position,
+            stake_cents: stake.cents(),
+            grids,
+            prize_cents,
+            extras,
+            salt,
+        }
     }
 }
 
@@ -250,24 +281,7 @@ pub fn generate_block<R: Rng + CryptoRng + ?Sized>(
     let mut tickets = Vec::with_capacity(plans.len());
     let mut leaves = Vec::with_capacity(plans.len());
     for (position, plan) in plans.into_iter().enumerate() {
-        let grids = drawer.draw(rng, plan);
-        let (extras, prize_cents) = match plan {
-            Plan::Lose { extras } => (extras, 0),
-            Plan::Win { rank, extras } => (
-                extras,
-                u64::from(RANKS[usize::from(rank)].multiple) * stake.cents(),
-            ),
-        };
-        let mut salt = Salt([0; Salt::LEN]);
-        rng.fill_bytes(&mut salt.0);
-        let ticket = Ticket {
-            position: position as u32,
-            stake_cents: stake.cents(),
-            grids,
-            prize_cents,
-            extras,
-            salt,
-        };
+        let ticket = drawer.draw(rng, position as u32, stake, plan);
         leaves.push(leaf_hash(id, &ticket));
         tickets.push(ticket);
     }
@@ -287,7 +301,7 @@ mod tests {
     #[test]
     fn apportion_is_exact_and_proportional() {
         assert_eq!(apportion(100, &[70, 22, 8]), vec![70, 22, 8]);
-        assert_eq!(apportion(12, &[70, 22, 8]), vec![9, 2, 1]);
+        assert_eq!(apportion(12, &[70, 22, 8]), vec![8, 3, 1]);
         assert_eq!(apportion(14_834, &[70, 22, 8]).iter().sum::<u32>(), 14_834);
         assert_eq!(apportion(1, &[0, 0, 5]), vec![0, 0, 1]);
         assert_eq!(apportion(0, &[70, 22, 8]), vec![0, 0, 0]);
