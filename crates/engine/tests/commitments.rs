@@ -119,7 +119,8 @@ fn flipping_any_byte_of_the_proof_fails_even_if_resigned() {
 #[test]
 fn changing_any_signed_field_breaks_the_signature() {
     let (sale, commitment, _) = fixture(3);
-    let edits: Vec<(&str, Box<dyn Fn(&mut Sale)>)> = vec![
+    type Edit = Box<dyn Fn(&mut Sale)>;
+    let edits: Vec<(&str, Edit)> = vec![
         ("sale_id", Box::new(|s| s.sale_id += 1)),
         ("player", Box::new(|s| s.player.push('x'))),
         ("sold_at_ms", Box::new(|s| s.sold_at_ms -= 1)),
