@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks to build and test Eldorado; skips what
+# is already there, so it is cheap to run again.
+#   scripts/setup.sh          toolchain for building and running the game
+#   scripts/setup.sh --test   also Chromium and its driver for browser tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_browser=false
+[ "${1:-}" = "--test" ] && want_browser=true
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+command -v cargo >/dev/null || { echo "Rust is needed: install it with rustup first." >&2; exit 1; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    say "adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+fi
+
+# wasm-pack cannot download its helpers here: the wasm-bindgen CLI must match
+# the exact wasm-bindgen version pinned in Cargo.lock.
+bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if ! command -v wasm-pack >/dev/null; then
+    say "installing wasm-pack (a few minutes)"
+    cargo install wasm-pack --locked
+fi
+if [ -n "$bindgen_version" ] && [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$bindgen_version" ]; then
+    say "installing wasm-bindgen-cli $bindgen_version (a few minutes)"
+    cargo install wasm-bindgen-cli --version "$bindgen_version" --force
+fi
+
+apt_updated=false
+apt_install() {
+    if [ "$apt_updated" = false ]; then as_root apt-get update -qq; apt_updated=true; fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+}
+if [ "$want_browser" = true ]; then
+    if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+        say "installing Chromium and chromedriver"
+        apt_install chromium chromium-driver
+    fi
+    if ! command -v node >/dev/null; then
+        say "installing Node.js for the end-to-end test"
+        apt_install nodejs npm
+    fi
+fi
+say "ready"

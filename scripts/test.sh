@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs every test of Eldorado on this machine, installing what is missing:
+# formatting, clippy (native and wasm32), the native test suites, the
+# engine's wasm32 build, the browser tests in headless Chromium, and the
+# end-to-end game in a real browser.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "setup"
+scripts/setup.sh --test
+
+step "format"
+cargo fmt --all -- --check
+
+step "clippy (native)"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "clippy (wasm32)"
+cargo clippy -p eldorado-engine -p eldorado-web --target wasm32-unknown-unknown -- -D warnings
+
+step "engine builds for wasm32"
+cargo build -p eldorado-engine --target wasm32-unknown-unknown
+
+step "native tests"
+cargo test --workspace --exclude eldorado-web
+cargo test -p eldorado-web --lib
+
+step "browser tests (headless Chromium)"
+export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
+wasm-pack test --headless --chrome --chromedriver "$CHROMEDRIVER"
+
+if [ -x scripts/e2e.sh ]; then
+    step "end-to-end game in Chromium"
+    scripts/e2e.sh
+fi
+
+step "all tests passed"
