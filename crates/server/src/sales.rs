@@ -52,6 +52,9 @@ fn writer(
     max_batch: usize,
 ) {
     let mut batch = Vec::with_capacity(max_batch);
+    // The block each stake last sold from: a change means a switch-over
+    // (also one made outside the desk), so the supply must be topped up.
+    let mut selling_from = std::collections::HashMap::new();
     while let Some(job) = jobs.blocking_recv() {
         batch.push(job);
         while batch.len() < max_batch {
@@ -68,8 +71,11 @@ fn writer(
         match result {
             Ok(Ok(outcomes)) => {
                 for (job, outcome) in batch.drain(..).zip(outcomes) {
-                    sold_out |= matches!(&outcome, SaleOutcome::Sold(r) if r.sold_out_block())
-                        || outcome == SaleOutcome::SoldOut;
+                    if let SaleOutcome::Sold(r) = &outcome {
+                        let previous = selling_from.insert(r.ticket.stake_cents, r.block);
+                        sold_out |= r.sold_out_block() || previous.is_some_and(|b| b != r.block);
+                    }
+                    sold_out |= outcome == SaleOutcome::SoldOut;
                     let _ = job.reply.send(Ok(outcome));
                 }
             }
