@@ -1,0 +1,404 @@
+//! Every word the player reads, in French (default) and English.
+//!
+//! Texts are struct fields rather than lookup keys, so a missing translation
+//! is a compile error, never a blank or a raw key on screen.
+
+use crate::money::format_cents;
+use eldorado_engine::verify::Check;
+use eldorado_engine::Symbol;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Fr,
+    En,
+}
+
+impl Lang {
+    /// `?lang=` value: English for `en` and its regional forms, French for
+    /// anything else (including nothing or garbage).
+    pub fn from_query(value: Option<&str>) -> Lang {
+        match value {
+            Some(v)
+                if v.eq_ignore_ascii_case("en") || v.to_ascii_lowercase().starts_with("en-") =>
+            {
+                Lang::En
+            }
+            _ => Lang::Fr,
+        }
+    }
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::Fr => "fr",
+            Lang::En => "en",
+        }
+    }
+
+    pub fn texts(self) -> &'static Texts {
+        match self {
+            Lang::Fr => &FR,
+            Lang::En => &EN,
+        }
+    }
+
+    pub fn you_win(self, cents: u64) -> String {
+        let amount = format_cents(cents, self);
+        match self {
+            Lang::Fr => format!("Vous gagnez {amount}"),
+            Lang::En => format!("You win {amount}"),
+        }
+    }
+
+    pub fn you_get_extras(self, extras: u8) -> String {
+        match (self, extras) {
+            (Lang::Fr, _) => format!("Vous obtenez {extras} Extra"),
+            (Lang::En, 1) => "You get 1 Extra".to_owned(),
+            (Lang::En, _) => format!("You get {extras} Extras"),
+        }
+    }
+
+    pub fn extras_left(self, left: u8) -> String {
+        match (self, left) {
+            (Lang::Fr, 0 | 1) => format!("{left} Extra restant"),
+            (Lang::Fr, _) => format!("{left} Extra restants"),
+            (Lang::En, 1) => "1 Extra left".to_owned(),
+            (Lang::En, _) => format!("{left} Extras left"),
+        }
+    }
+
+    pub fn insufficient_funds(self, stake: u64, balance: u64) -> String {
+        let (stake, balance) = (format_cents(stake, self), format_cents(balance, self));
+        match self {
+            Lang::Fr => format!(
+                "Mise refusée : {stake} dépasse vos disponibilités ({balance}). Choisissez une mise plus petite."
+            ),
+            Lang::En => format!(
+                "Stake refused: {stake} is more than your balance ({balance}). Choose a smaller stake."
+            ),
+        }
+    }
+
+    /// What the live region says once a ticket is fully revealed.
+    pub fn outcome_announcement(self, prize: u64, balance: u64) -> String {
+        let balance = format_cents(balance, self);
+        match (self, prize) {
+            (Lang::Fr, 0) => {
+                format!("Perdu : ce ticket ne gagne rien. Disponibilités : {balance}.")
+            }
+            (Lang::En, 0) => format!("No win: this ticket wins nothing. Balance: {balance}."),
+            (Lang::Fr, _) => format!(
+                "Gagné : vous gagnez {}. Disponibilités : {balance}.",
+                format_cents(prize, self)
+            ),
+            (Lang::En, _) => format!(
+                "Winner: you win {}. Balance: {balance}.",
+                format_cents(prize, self)
+            ),
+        }
+    }
+
+    /// The symbols of a revealed grid, row by row, for screen readers.
+    pub fn describe_grid(self, rows: &[[Symbol; 5]; 3]) -> String {
+        let t = self.texts();
+        let mut out = String::new();
+        for (r, row) in rows.iter().enumerate() {
+            out.push_str(&format!("{} {} : ", t.line_word, r + 1));
+            let names: Vec<&str> = row.iter().map(|s| self.symbol_name(*s)).collect();
+            out.push_str(&names.join(", "));
+            out.push_str(". ");
+        }
+        out
+    }
+
+    pub fn verification_failed(self, check: Check) -> String {
+        let name = self.check_label(check);
+        match self {
+            Lang::Fr => format!(
+                "Ce ticket a échoué à la vérification « {name} » : il n'est pas affiché. \
+                 Ne rejouez pas et contactez l'opérateur du jeu."
+            ),
+            Lang::En => format!(
+                "This ticket failed the check \"{name}\": it is not shown. \
+                 Do not play again and contact the game operator."
+            ),
+        }
+    }
+
+    pub fn symbol_name(self, symbol: Symbol) -> &'static str {
+        let t = self.texts();
+        t.symbols[symbol.index()]
+    }
+
+    pub fn check_label(self, check: Check) -> &'static str {
+        let t = self.texts();
+        let i = Check::ALL.iter().position(|c| *c == check).unwrap_or(0);
+        t.checks[i]
+    }
+
+    /// A server refusal, by its contract code; unknown codes fall back to a
+    /// generic sentence instead of the server's (English, technical) text.
+    pub fn api_error(self, code: &str) -> &'static str {
+        let t = self.texts();
+        match code {
+            "INSUFFICIENT_FUNDS" => t.err_funds,
+            "SOLD_OUT" => t.err_sold_out,
+            "UNAUTHORIZED" | "FORBIDDEN" => t.err_session,
+            "DEMO_DISABLED" => t.err_demo,
+            "INVALID_STAKE" => t.err_stake,
+            _ => t.err_server,
+        }
+    }
+}
+
+/// The fixed texts of one language.
+pub struct Texts {
+    pub title: &'static str,
+    pub balance: &'static str,
+    pub stake: &'static str,
+    pub play: &'static str,
+    pub extra: &'static str,
+    pub reveal_all: &'static str,
+    pub buying: &'static str,
+    pub ok: &'static str,
+    pub retry: &'static str,
+    pub retry_safe: &'static str,
+    pub connecting: &'static str,
+    pub err_network: &'static str,
+    pub err_timeout: &'static str,
+    pub err_funds: &'static str,
+    pub err_sold_out: &'static str,
+    pub err_session: &'static str,
+    pub err_demo: &'static str,
+    pub err_stake: &'static str,
+    pub err_server: &'static str,
+    pub err_response: &'static str,
+    pub verified: &'static str,
+    pub not_verified: &'static str,
+    pub checks_intro: &'static str,
+    pub checks: [&'static str; 7],
+    pub resume_offer: &'static str,
+    pub resume: &'static str,
+    pub history: &'static str,
+    pub history_empty: &'static str,
+    pub history_more: &'static str,
+    pub history_time: &'static str,
+    pub history_result: &'static str,
+    pub history_status: &'static str,
+    pub lost: &'static str,
+    pub won: &'static str,
+    pub revealed: &'static str,
+    pub unrevealed: &'static str,
+    pub main_grid: &'static str,
+    pub extra_grid: &'static str,
+    pub rules: &'static str,
+    pub rules_intro: &'static str,
+    pub rules_lines: &'static str,
+    pub rules_chance: &'static str,
+    pub rules_extra: &'static str,
+    pub combinations: &'static str,
+    pub combination: &'static str,
+    pub gives: &'static str,
+    pub gives_extra: &'static str,
+    pub prize_table: &'static str,
+    pub rank: &'static str,
+    pub tickets_per_block: &'static str,
+    pub odds: &'static str,
+    pub rtp: &'static str,
+    pub max_win: &'static str,
+    pub remaining: &'static str,
+    pub remaining_none: &'static str,
+    pub decided_by_ticket: &'static str,
+    pub responsible: &'static str,
+    pub sound_on: &'static str,
+    pub sound_off: &'static str,
+    pub grid_label: &'static str,
+    pub line_word: &'static str,
+    pub symbols: [&'static str; 6],
+    pub times_stake: &'static str,
+}
+
+pub static FR: Texts = Texts {
+    title: "Eldorado",
+    balance: "Disponibilités",
+    stake: "Mise",
+    play: "Jouer",
+    extra: "Extra",
+    reveal_all: "Tout montrer",
+    buying: "Achat…",
+    ok: "OK",
+    retry: "Réessayer",
+    retry_safe: "Réessayer ne peut pas acheter un second ticket.",
+    connecting: "Connexion au serveur…",
+    err_network: "La connexion au serveur a échoué.",
+    err_timeout: "Le serveur n'a pas répondu à temps.",
+    err_funds: "Vos disponibilités ne suffisent pas pour cette mise.",
+    err_sold_out: "Aucun ticket n'est en vente pour cette mise pour le moment.",
+    err_session: "Votre session a expiré. Rechargez la page.",
+    err_demo: "Le mode démonstration est fermé sur ce serveur.",
+    err_stake: "Cette mise n'est pas proposée.",
+    err_server: "Le serveur a rencontré une erreur.",
+    err_response: "La réponse du serveur est illisible.",
+    verified: "Vérifié",
+    not_verified: "Non vérifié",
+    checks_intro: "Ce ticket a été vérifié dans votre navigateur avant d'être affiché :",
+    checks: [
+        "engagement du bloc signé par l'opérateur",
+        "table des gains conforme au règlement",
+        "vente signée par l'opérateur",
+        "ticket du bloc engagé (bloc, taille, mise)",
+        "grilles conformes aux règles et gain annoncé exact",
+        "preuve de Merkle : ticket présent dans le bloc engagé",
+        "mise du ticket égale à la mise jouée",
+    ],
+    resume_offer: "Un ticket acheté n'a pas été entièrement dévoilé.",
+    resume: "Terminer la partie",
+    history: "Historique",
+    history_empty: "Aucun ticket pour le moment.",
+    history_more: "Tickets plus anciens",
+    history_time: "Heure",
+    history_result: "Résultat",
+    history_status: "État",
+    lost: "Perdu",
+    won: "Gagné",
+    revealed: "dévoilé",
+    unrevealed: "non dévoilé",
+    main_grid: "Grille principale",
+    extra_grid: "Grille Extra",
+    rules: "Règles et gains",
+    rules_intro: "Choisissez une mise de 0,50 €, 1 € ou 2 €, puis appuyez sur « Jouer » : la mise est débitée et les 15 cases de la grille se dévoilent colonne par colonne.",
+    rules_lines: "La grille a 3 lignes de 5 cases. Chaque ligne est jugée seule ; les gains de plusieurs lignes s'additionnent. Le nombre de symboles est exact (ni plus, ni moins).",
+    rules_chance: "Le symbole Chance (masque) remplace un symbole manquant d'une combinaison, s'il y a au moins un de ces symboles sur la ligne.",
+    rules_extra: "Une ligne Extra donne une grille Extra gratuite : la zone « Extra » à droite de la grille compte celles qui restent, et le bouton « Extra » remplace « Jouer ». Le gain éventuel du ticket s'affiche alors sur les grilles Extra.",
+    combinations: "Combinaisons (sur une ligne)",
+    combination: "Combinaison",
+    gives: "Gain",
+    gives_extra: "1 Extra",
+    prize_table: "Gains par bloc de tickets",
+    rank: "Rang",
+    tickets_per_block: "Tickets par bloc",
+    odds: "Chances de gain : 1 ticket gagnant sur",
+    rtp: "Taux de retour aux joueurs :",
+    max_win: "Gain maximum :",
+    remaining: "Lots restants dans le bloc en cours",
+    remaining_none: "Information indisponible pour le moment.",
+    decided_by_ticket: "Le résultat est décidé par le ticket acheté, pas par l'animation.",
+    responsible: "Jouer comporte des risques : endettement, isolement, dépendance. Pour être aidé, appelez le 09 74 75 13 13 (Joueurs Info Service, appel non surtaxé). Jeu interdit aux mineurs.",
+    sound_on: "Son activé",
+    sound_off: "Son coupé",
+    grid_label: "Grille de jeu",
+    line_word: "Ligne",
+    symbols: ["pyramide", "coffre", "soleil", "dague", "Chance (masque)", "perroquet"],
+    times_stake: "× la mise",
+};
+
+pub static EN: Texts = Texts {
+    title: "Eldorado",
+    balance: "Balance",
+    stake: "Stake",
+    play: "Play",
+    extra: "Extra",
+    reveal_all: "Show all",
+    buying: "Buying…",
+    ok: "OK",
+    retry: "Retry",
+    retry_safe: "Retrying can never buy a second ticket.",
+    connecting: "Connecting to the server…",
+    err_network: "Could not reach the server.",
+    err_timeout: "The server did not answer in time.",
+    err_funds: "Your balance is too low for this stake.",
+    err_sold_out: "No ticket is on sale for this stake right now.",
+    err_session: "Your session has expired. Reload the page.",
+    err_demo: "Demo mode is closed on this server.",
+    err_stake: "This stake is not offered.",
+    err_server: "The server ran into an error.",
+    err_response: "The server's answer could not be read.",
+    verified: "Verified",
+    not_verified: "Not verified",
+    checks_intro: "This ticket was checked in your browser before it was shown:",
+    checks: [
+        "block commitment signed by the operator",
+        "prize table as in the rules",
+        "sale signed by the operator",
+        "ticket of the committed block (block, size, stake)",
+        "grids follow the rules and the prize is exact",
+        "Merkle proof: ticket is in the committed block",
+        "ticket stake equals the stake played",
+    ],
+    resume_offer: "A ticket you bought was not fully revealed.",
+    resume: "Finish the game",
+    history: "History",
+    history_empty: "No tickets yet.",
+    history_more: "Older tickets",
+    history_time: "Time",
+    history_result: "Result",
+    history_status: "Status",
+    lost: "No win",
+    won: "Won",
+    revealed: "revealed",
+    unrevealed: "not revealed",
+    main_grid: "Main grid",
+    extra_grid: "Extra grid",
+    rules: "Rules and prizes",
+    rules_intro: "Choose a stake of €0.50, €1 or €2 and press \"Play\": the stake is debited and the 15 cells of the grid are revealed column by column.",
+    rules_lines: "The grid has 3 lines of 5 cells. Each line counts on its own; wins on several lines add up. Symbol counts are exact (no more, no less).",
+    rules_chance: "The Chance symbol (mask) stands in for one missing symbol of a combination, if at least one of those symbols is on the line.",
+    rules_extra: "An Extra line gives a free Extra grid: the \"Extra\" zone right of the grid counts those left, and the \"Extra\" button replaces \"Play\". The ticket's win, if any, then shows on the Extra grids.",
+    combinations: "Combinations (on one line)",
+    combination: "Combination",
+    gives: "Prize",
+    gives_extra: "1 Extra",
+    prize_table: "Prizes per block of tickets",
+    rank: "Rank",
+    tickets_per_block: "Tickets per block",
+    odds: "Odds of winning: 1 winning ticket in",
+    rtp: "Return to players:",
+    max_win: "Top prize:",
+    remaining: "Prizes left in the current block",
+    remaining_none: "Not available right now.",
+    decided_by_ticket: "The result is decided by the ticket bought, not by the animation.",
+    responsible: "Gambling involves risks: debt, isolation, addiction. For help, call 09 74 75 13 13 (Joueurs Info Service, standard rate). No one under 18 may play.",
+    sound_on: "Sound on",
+    sound_off: "Sound off",
+    grid_label: "Game grid",
+    line_word: "Line",
+    symbols: ["pyramid", "chest", "sun", "dagger", "Chance (mask)", "parrot"],
+    times_stake: "× the stake",
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn language_from_query() {
+        assert_eq!(Lang::from_query(None), Lang::Fr);
+        assert_eq!(Lang::from_query(Some("en")), Lang::En);
+        assert_eq!(Lang::from_query(Some("EN-gb")), Lang::En);
+        assert_eq!(Lang::from_query(Some("de")), Lang::Fr);
+        assert_eq!(Lang::from_query(Some("<script>")), Lang::Fr);
+    }
+
+    #[test]
+    fn dynamic_texts() {
+        assert_eq!(Lang::Fr.you_win(150), "Vous gagnez 1,50\u{A0}€");
+        assert_eq!(Lang::En.you_win(150), "You win €1.50");
+        assert_eq!(Lang::Fr.you_get_extras(2), "Vous obtenez 2 Extra");
+        assert_eq!(Lang::En.you_get_extras(1), "You get 1 Extra");
+        assert_eq!(Lang::En.extras_left(2), "2 Extras left");
+        assert!(Lang::Fr
+            .insufficient_funds(200, 150)
+            .contains("1,50\u{A0}€"));
+    }
+
+    #[test]
+    fn every_check_has_a_label() {
+        for lang in [Lang::Fr, Lang::En] {
+            for check in Check::ALL {
+                assert!(!lang.check_label(check).is_empty());
+            }
+            for symbol in Symbol::ALL {
+                assert!(!lang.symbol_name(symbol).is_empty());
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The network seam: the game talks to a [`Backend`]; [`HttpBackend`] is
+//! the real server of docs/API-CONTRACT.md, tests plug in an in-memory one.
+
+use crate::api::{
+    BlockList, BuyRequest, Config, ErrorBody, HistoryPage, NetError, RevealAck, RevealRequest,
+    SaleResponse, Session,
+};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::future::Future;
+use std::pin::Pin;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+pub type Reply<T> = Pin<Box<dyn Future<Output = Result<T, NetError>>>>;
+
+/// Every request the game makes. Futures are `'static`: implementations
+/// clone what they need, so a request outlives nothing it borrows.
+pub trait Backend {
+    fn config(&self) -> Reply<Config>;
+    fn demo_player(&self) -> Reply<Session>;
+    fn session(&self, token: &str) -> Reply<Session>;
+    fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse>;
+    fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse>;
+    fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck>;
+    fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage>;
+    fn blocks(&self) -> Reply<BlockList>;
+}
+
+/// `fetch` against the game server, each request bounded by a timeout.
+pub struct HttpBackend {
+    base: String,
+    timeout_ms: u32,
+}
+
+impl HttpBackend {
+    pub fn new(base: &str) -> HttpBackend {
+        HttpBackend {
+            base: base.trim_end_matches('/').to_owned(),
+            timeout_ms: 10_000,
+        }
+    }
+
+    fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
+        let url = format!("{}{path}", self.base);
+        let token = token.map(str::to_owned);
+        let timeout = self.timeout_ms;
+        Box::pin(async move { fetch_json(&url, "GET", token.as_deref(), None, timeout).await })
+    }
+
+    fn post<T: DeserializeOwned + 'static>(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &impl Serialize,
+    ) -> Reply<T> {
+        let url = format!("{}{path}", self.base);
+        let token = token.map(str::to_owned);
+        let timeout = self.timeout_ms;
+        let body = to_json(body);
+        Box::pin(async move {
+            let body = body?;
+            fetch_json(&url, "POST", token.as_deref(), Some(body), timeout).await
+        })
+    }
+}
+
+impl Backend for HttpBackend {
+    fn config(&self) -> Reply<Config> {
+        self.get("/api/config", None)
+    }
+    fn demo_player(&self) -> Reply<Session> {
+        self.post("/api/demo/players", None, &Empty {})
+    }
+    fn session(&self, token: &str) -> Reply<Session> {
+        self.get("/api/session", Some(token))
+    }
+    fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse> {
+        self.post("/api/sales", Some(token), &request)
+    }
+    fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse> {
+        self.get(&format!("/api/sales/{sale_id}"), Some(token))
+    }
+    fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
+        self.post(
+            &format!("/api/sales/{sale_id}/reveal"),
+            Some(token),
+            &RevealRequest { revealed },
+        )
+    }
+    fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage> {
+        let path = match before {
+            Some(id) => format!("/api/history?limit=20&before={id}"),
+            None => "/api/history?limit=20".to_owned(),
+        };
+        self.get(&path, Some(token))
+    }
+    fn blocks(&self) -> Reply<BlockList> {
+        self.get("/api/blocks", None)
+    }
+}
+
+#[derive(Serialize)]
+struct Empty {}
+
+fn to_json(value: &impl Serialize) -> Result<String, NetError> {
+    let js = serde_wasm_bindgen::to_value(value).map_err(|_| NetError::Decode)?;
+    js_sys::JSON::stringify(&js)
+        .map(String::from)
+        .map_err(|_| NetError::Decode)
+}
+
+async fn fetch_json<T: DeserializeOwned>(
+    url: &str,
+    method: &str,
+    token: Option<&str>,
+    body: Option<String>,
+    timeout_ms: u32,
+) -> Result<T, NetError> {
+    let window = web_sys::window().ok_or(NetError::Network)?;
+    let init = web_sys::RequestInit::new();
+    init.set_method(method);
+    let headers = web_sys::Headers::new().map_err(|_| NetError::Network)?;
+    let _ = headers.set("Accept", "application/json");
+    if let Some(token) = token {
+        headers
+            .set("Authorization", &format!("Bearer {token}"))
+            .map_err(|_| NetError::Network)?;
+    }
+    if let Some(body) = body {
+        let _ = headers.set("Content-Type", "application/json");
+        init.set_body(&JsValue::from_str(&body));
+    }
+    init.set_headers(&headers);
+    // Covers the whole exchange, body included: a hung server cannot
+    // leave the player waiting forever.
+    let signal = web_sys::AbortSignal::timeout_with_u32(timeout_ms);
+    init.set_signal(Some(&signal));
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+        .await
+        .map_err(|e| classify(&e))?
+        .dyn_into()
+        .map_err(|_| NetError::Network)?;
+    let status = response.status();
+    let json = match response.json() {
+        Ok(promise) => JsFuture::from(promise)
+            .await
+            .map_err(|e| match classify(&e) {
+                NetError::Timeout => NetError::Timeout,
+                _ => NetError::Decode,
+            }),
+        Err(_) => Err(NetError::Decode),
+    };
+    if !response.ok() {
+        let code = json
+            .ok()
+            .and_then(|j| serde_wasm_bindgen::from_value::<ErrorBody>(j).ok())
+            .map_or_else(|| format!("HTTP_{status}"), |e| e.error.code);
+        return Err(NetError::Api { status, code });
+    }
+    serde_wasm_bindgen::from_value(json?).map_err(|_| NetError::Decode)
+}
+
+/// A rejected `fetch`: the abort of our timeout, or any network failure.
+fn classify(error: &JsValue) -> NetError {
+    let name = js_sys::Reflect::get(error, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|n| n.as_string());
+    match name.as_deref() {
+        Some("TimeoutError") | Some("AbortError") => NetError::Timeout,
+        _ => NetError::Network,
+    }
+}

@@ -1,0 +1,109 @@
+//! Short synthesized sounds (WebAudio), muted on request; the choice is
+//! remembered across visits.
+
+use crate::dom::{load_pref, save_pref};
+use crate::game::Cue;
+use web_sys::{AudioContext, AudioContextState, OscillatorType};
+
+const MUTED_KEY: &str = "eldorado.muted";
+
+pub struct Sound {
+    muted: bool,
+    /// Created at the first sound, which always follows a player gesture
+    /// (browsers refuse to start audio before one).
+    context: Option<AudioContext>,
+}
+
+impl Sound {
+    pub fn new() -> Sound {
+        Sound {
+            muted: load_pref(MUTED_KEY).as_deref() == Some("1"),
+            context: None,
+        }
+    }
+
+    pub fn muted(&self) -> bool {
+        self.muted
+    }
+
+    pub fn toggle(&mut self) {
+        self.muted = !self.muted;
+        save_pref(MUTED_KEY, Some(if self.muted { "1" } else { "0" }));
+    }
+
+    pub fn play(&mut self, cue: Cue) {
+        if self.muted {
+            return;
+        }
+        // (frequency Hz, start s, length s) of each note.
+        let notes: &[(f32, f64, f64)] = match cue {
+            Cue::Refused => &[(196.0, 0.0, 0.18)],
+            Cue::Lose => &[(330.0, 0.0, 0.12), (262.0, 0.12, 0.2)],
+            Cue::Extra => &[(523.0, 0.0, 0.1), (784.0, 0.1, 0.16)],
+            Cue::Win => &[
+                (523.0, 0.0, 0.1),
+                (659.0, 0.1, 0.1),
+                (784.0, 0.2, 0.1),
+                (1047.0, 0.3, 0.25),
+            ],
+        };
+        // Sound is a comfort: any failure of the audio stack stays silent.
+        let _ = self.tones(notes, cue == Cue::Refused);
+    }
+
+    pub fn tick(&mut self) {
+        if !self.muted {
+            let _ = self.tones(&[(880.0, 0.0, 0.03)], false);
+        }
+    }
+
+    fn tones(
+        &mut self,
+        notes: &[(f32, f64, f64)],
+        harsh: bool,
+    ) -> Result<(), wasm_bindgen::JsValue> {
+        if self.context.is_none() {
+            self.context = Some(AudioContext::new()?);
+        }
+        let Some(ctx) = self.context.as_ref() else {
+            return Ok(());
+        };
+        if ctx.state() == AudioContextState::Suspended {
+            let _ = ctx.resume();
+        }
+        let now = ctx.current_time();
+        for &(frequency, start, length) in notes {
+            let osc = ctx.create_oscillator()?;
+            osc.set_type(if harsh {
+                OscillatorType::Square
+            } else {
+                OscillatorType::Triangle
+            });
+            osc.frequency().set_value(frequency);
+            let gain = ctx.create_gain()?;
+            let level = gain.gain();
+            level.set_value_at_time(0.0001, now + start)?;
+            level.exponential_ramp_to_value_at_time(0.12, now + start + 0.01)?;
+            level.exponential_ramp_to_value_at_time(0.0001, now + start + length)?;
+            osc.connect_with_audio_node(&gain)?;
+            gain.connect_with_audio_node(&ctx.destination())?;
+            osc.start_with_when(now + start)?;
+            osc.stop_with_when(now + start + length + 0.02)?;
+        }
+        Ok(())
+    }
+}
+
+impl Default for Sound {
+    fn default() -> Self {
+        Sound::new()
+    }
+}
+
+impl Drop for Sound {
+    fn drop(&mut self) {
+        if let Some(ctx) = self.context.take() {
+            let _ = ctx.close();
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! The page's elements: built once in Rust (so the tests can mount the
+//! whole game anywhere), then only updated.
+
+use crate::api::{BlockInfo, Config, HistoryItem};
+use crate::dom::{child, set_attr, text_child};
+use crate::i18n::Lang;
+use crate::money::{format_cents, format_cents_short, format_ratio};
+use eldorado_engine::line::Award;
+use eldorado_engine::verify::Check;
+use eldorado_engine::{Combination, Symbol};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Element, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
+
+pub struct Ui {
+    pub root: HtmlElement,
+    pub balance: HtmlElement,
+    pub mute: HtmlButtonElement,
+    pub resume_box: HtmlElement,
+    pub resume: HtmlButtonElement,
+    pub canvas: HtmlCanvasElement,
+    pub board_box: HtmlElement,
+    pub popup: HtmlElement,
+    pub popup_text: HtmlElement,
+    pub popup_ok: HtmlButtonElement,
+    pub extra_zone: HtmlElement,
+    pub extra_count: HtmlElement,
+    pub caption: HtmlElement,
+    pub stakes: Vec<(u64, HtmlButtonElement)>,
+    pub play: HtmlButtonElement,
+    pub notice: HtmlElement,
+    pub notice_text: HtmlElement,
+    pub retry: HtmlButtonElement,
+    pub badge: HtmlElement,
+    pub badge_label: HtmlElement,
+    pub badge_list: HtmlElement,
+    pub live: HtmlElement,
+    pub history: HtmlElement,
+    pub history_body: HtmlElement,
+    pub history_more: HtmlButtonElement,
+    pub history_detail: HtmlElement,
+    pub info: HtmlElement,
+    pub info_body: HtmlElement,
+    pub remaining: HtmlElement,
+}
+
+fn button(parent: &Element, class: &str, text: &str) -> Result<HtmlButtonElement, JsValue> {
+    let b: HtmlButtonElement = child(parent, "button", class)?.dyn_into()?;
+    b.set_type("button");
+    b.set_text_content(Some(text));
+    Ok(b)
+}
+
+impl Ui {
+    pub fn build(root: &HtmlElement, lang: Lang, stakes: &[u64]) -> Result<Ui, JsValue> {
+        let t = lang.texts();
+        root.set_inner_html("");
+        root.class_list().add_1("eld")?;
+        set_attr(root, "lang", lang.code());
+
+        let top = child(root, "header", "eld-top")?;
+        text_child(&top, "h1", "eld-title", t.title)?;
+        let wallet = child(&top, "p", "eld-balance")?;
+        text_child(&wallet, "span", "eld-balance-label", t.balance)?;
+        let balance = text_child(&wallet, "strong", "eld-balance-value", "–")?;
+        let mute = button(&top, "eld-mute", t.sound_on)?;
+
+        let resume_box = child(root, "div", "eld-resume")?;
+        resume_box.set_hidden(true);
+        text_child(&resume_box, "p", "", t.resume_offer)?;
+        let resume = button(&resume_box, "eld-resume-btn", t.resume)?;
+
+        let stage = child(root, "div", "eld-stage")?;
+        let board_box = child(&stage, "div", "eld-board")?;
+        set_attr(&board_box, "role", "img");
+        set_attr(&board_box, "aria-label", t.grid_label);
+        let canvas: HtmlCanvasElement = child(&board_box, "canvas", "eld-canvas")?.dyn_into()?;
+        // The live region speaks the grid; the drawing itself says nothing.
+        set_attr(&canvas, "aria-hidden", "true");
+        canvas.set_width(500);
+        canvas.set_height(300);
+        let popup = child(&board_box, "div", "eld-popup")?;
+        popup.set_hidden(true);
+        set_attr(&popup, "role", "dialog");
+        set_attr(&popup, "aria-labelledby", "eld-popup-text");
+        let popup_text = child(&popup, "p", "eld-popup-text")?;
+        popup_text.set_id("eld-popup-text");
+        let popup_ok = button(&popup, "eld-popup-ok", t.ok)?;
+        let extra_zone = child(&stage, "div", "eld-extra-zone")?;
+        text_child(&extra_zone, "span", "eld-extra-label", t.extra)?;
+        let extra_count = text_child(&extra_zone, "strong", "eld-extra-count", "0")?;
+        extra_zone.set_hidden(true);
+
+        let caption = text_child(root, "p", "eld-caption", "")?;
+
+        let controls = child(root, "div", "eld-controls")?;
+        let group = child(&controls, "fieldset", "eld-stakes")?;
+        text_child(&group, "legend", "", t.stake)?;
+        let mut stake_buttons = Vec::new();
+        for &stake in stakes {
+            let b = button(&group, "eld-stake", &format_cents_short(stake, lang))?;
+            set_attr(&b, "data-stake", &stake.to_string());
+            stake_buttons.push((stake, b));
+        }
+        let play = button(&controls, "eld-play", t.play)?;
+        set_attr(&play, "aria-keyshortcuts", "Space Enter");
+
+        let notice = child(root, "div", "eld-notice")?;
+        notice.set_hidden(true);
+        let notice_text = child(&notice, "p", "eld-notice-text")?;
+        let retry = button(&notice, "eld-retry", t.retry)?;
+
+        let badge = child(root, "details", "eld-badge")?;
+        badge.set_hidden(true);
+        let summary = child(&badge, "summary", "")?;
+        let badge_label = text_child(&summary, "span", "eld-badge-label", t.verified)?;
+        text_child(&badge, "p", "", t.checks_intro)?;
+        let badge_list = child(&badge, "ul", "eld-checks")?;
+
+        let live = child(root, "div", "eld-live")?;
+        set_attr(&live, "aria-live", "polite");
+        set_attr(&live, "aria-atomic", "true");
+        set_attr(&live, "role", "status");
+
+        let history = child(root, "details", "eld-history")?;
+        text_child(&history, "summary", "", t.history)?;
+        let table = child(&history, "table", "eld-history-table")?;
+        let head = child(&table, "thead", "")?;
+        let row = child(&head, "tr", "")?;
+        for title in [
+            t.history_time,
+            t.stake,
+            t.history_result,
+            t.history_status,
+            "",
+        ] {
+            text_child(&row, "th", "", title)?;
+        }
+        let history_body = child(&table, "tbody", "")?;
+        let history_more = button(&history, "eld-history-more", t.history_more)?;
+        history_more.set_hidden(true);
+        let history_detail = child(&history, "div", "eld-history-detail")?;
+
+        let info = child(root, "details", "eld-info")?;
+        text_child(&info, "summary", "", t.rules)?;
+        let info_body = child(&info, "div", "eld-info-body")?;
+        let remaining = child(&info, "div", "eld-remaining")?;
+
+        let footer = child(root, "footer", "eld-footer")?;
+        text_child(&footer, "p", "eld-decided", t.decided_by_ticket)?;
+        text_child(&footer, "p", "eld-responsible", t.responsible)?;
+
+        Ok(Ui {
+            root: root.clone(),
+            balance,
+            mute,
+            resume_box,
+            resume,
+            canvas,
+            board_box,
+            popup,
+            popup_text,
+            popup_ok,
+            extra_zone,
+            extra_count,
+            caption,
+            stakes: stake_buttons,
+            play,
+            notice,
+            notice_text,
+            retry,
+            badge,
+            badge_label,
+            badge_list,
+            live,
+            history,
+            history_body,
+            history_more,
+            history_detail,
+            info,
+            info_body,
+            remaining,
+        })
+    }
+}
+
+/// Fills a list with every check of a verified ticket.
+pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), JsValue> {
+    list.set_inner_html("");
+    for check in checks {
+        let item = text_child(list, "li", "eld-check-ok", lang.check_label(*check))?;
+        set_attr(&item, "data-check", check.code());
+    }
+    Ok(())
+}
+
+/// The rules and prize table, all from the engine and the server's
+/// configuration (never a copy of the rules here).
+pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsValue> {
+    let t = lang.texts();
+    body.set_inner_html("");
+    text_child(body, "p", "", t.rules_intro)?;
+    text_child(body, "p", "", t.rules_lines)?;
+    text_child(body, "p", "", t.rules_chance)?;
+    text_child(body, "p", "", t.rules_extra)?;
+
+    text_child(body, "h3", "", t.combinations)?;
+    let table = child(body, "table", "eld-combos")?;
+    let head = child(&table, "tr", "")?;
+    text_child(&head, "th", "", t.combination)?;
+    text_child(&head, "th", "", t.gives)?;
+    for &stake in &config.stakes_cents {
+        text_child(&head, "th", "", &format_cents_short(stake, lang))?;
+    }
+    for combination in Combination::all() {
+        let Some(award) = combination.award() else {
+            continue;
+        };
+        let row = child(&table, "tr", "")?;
+        text_child(&row, "td", "", &describe_combination(lang, combination))?;
+        match award {
+            Award::Win(multiple) => {
+                text_child(&row, "td", "", &format!("{multiple} {}", t.times_stake))?;
+                for &stake in &config.stakes_cents {
+                    text_child(
+                        &row,
+                        "td",
+                        "",
+                        &format_cents_short(u64::from(multiple) * stake, lang),
+                    )?;
+                }
+            }
+            Award::Extra => {
+                let cell = text_child(&row, "td", "", t.gives_extra)?;
+                set_attr(
+                    &cell,
+                    "colspan",
+                    &(config.stakes_cents.len() + 1).to_string(),
+                );
+            }
+        }
+    }
+
+    text_child(body, "h3", "", t.prize_table)?;
+    let table = child(body, "table", "eld-prizes")?;
+    let head = child(&table, "tr", "")?;
+    text_child(&head, "th", "", t.rank)?;
+    for &stake in &config.stakes_cents {
+        text_child(&head, "th", "", &format_cents_short(stake, lang))?;
+    }
+    text_child(&head, "th", "", t.tickets_per_block)?;
+    for row in &config.prize_table {
+        let tr = child(&table, "tr", "")?;
+        text_child(&tr, "td", "", &row.rank.to_string())?;
+        for &stake in &config.stakes_cents {
+            text_child(
+                &tr,
+                "td",
+                "",
+                &format_cents_short(row.multiple * stake, lang),
+            )?;
+        }
+        text_child(&tr, "td", "", &row.count.to_string())?;
+    }
+
+    let facts = child(body, "ul", "eld-facts")?;
+    text_child(
+        &facts,
+        "li",
+        "",
+        &format!(
+            "{} {}",
+            t.odds,
+            format_ratio(config.odds.tickets, config.odds.winners, 2, lang)
+        ),
+    )?;
+    let rtp = format_ratio(config.rtp_basis_points, 100, 0, lang);
+    let percent = match lang {
+        Lang::Fr => format!("{rtp}\u{A0}%"),
+        Lang::En => format!("{rtp}%"),
+    };
+    text_child(&facts, "li", "", &format!("{} {percent}", t.rtp))?;
+    let max: Vec<String> = config
+        .stakes_cents
+        .iter()
+        .filter_map(|&s| {
+            config.max_win_for(s).map(|m| {
+                format!(
+                    "{} ({} {})",
+                    format_cents_short(m, lang),
+                    t.stake.to_lowercase(),
+                    format_cents_short(s, lang)
+                )
+            })
+        })
+        .collect();
+    text_child(
+        &facts,
+        "li",
+        "",
+        &format!("{} {}", t.max_win, max.join(", ")),
+    )?;
+    Ok(())
+}
+
+/// "4 soleils" style description of a combination, Chance included.
+fn describe_combination(lang: Lang, combination: Combination) -> String {
+    let name = lang.symbol_name(combination.symbol);
+    let n = combination.effective;
+    match (lang, combination.symbol, n) {
+        (Lang::Fr, Symbol::Pyramide, 1) => "1 pyramide seule (sans Chance)".to_owned(),
+        (Lang::En, Symbol::Pyramide, 1) => "1 lone pyramid (no Chance)".to_owned(),
+        (Lang::Fr, _, _) => format!("{n} × {name} (Chance comprise)"),
+        (Lang::En, _, _) => format!("{n} × {name} (Chance included)"),
+    }
+}
+
+/// The remaining prizes of the open block of `stake`.
+pub fn fill_remaining(
+    target: &Element,
+    lang: Lang,
+    config: &Config,
+    block: Option<&BlockInfo>,
+    stake: u64,
+) -> Result<(), JsValue> {
+    let t = lang.texts();
+    target.set_inner_html("");
+    text_child(
+        target,
+        "h3",
+        "",
+        &format!("{} ({})", t.remaining, format_cents_short(stake, lang)),
+    )?;
+    let Some(block) = block else {
+        text_child(target, "p", "", t.remaining_none)?;
+        return Ok(());
+    };
+    let list = child(target, "ul", "eld-remaining-list")?;
+    for left in &block.remaining_by_rank {
+        let prize = config
+            .prize_table
+            .iter()
+            .find(|r| r.rank == left.rank)
+            .map(|r| format_cents_short(r.multiple * stake, lang))
+            .unwrap_or_default();
+        text_child(
+            &list,
+            "li",
+            "",
+            &format!("{} {} — {prize} : {}", t.rank, left.rank, left.remaining),
+        )?;
+    }
+    Ok(())
+}
+
+/// One history row; returns its « open » button.
+pub fn history_row(
+    body: &Element,
+    lang: Lang,
+    item: &HistoryItem,
+) -> Result<HtmlButtonElement, JsValue> {
+    let t = lang.texts();
+    let row = child(body, "tr", "")?;
+    let date = js_sys::Date::new(&JsValue::from_f64(item.sold_at_ms as f64));
+    let locale = match lang {
+        Lang::Fr => "fr-FR",
+        Lang::En => "en-GB",
+    };
+    let when: String = date.to_locale_string(locale, &JsValue::UNDEFINED).into();
+    text_child(&row, "td", "", &when)?;
+    text_child(&row, "td", "", &format_cents(item.stake_cents, lang))?;
+    let result = if item.prize_cents > 0 {
+        format!("{} {}", t.won, format_cents(item.prize_cents, lang))
+    } else {
+        t.lost.to_owned()
+    };
+    text_child(&row, "td", "", &result)?;
+    let status = if item.is_revealed() {
+        t.revealed
+    } else {
+        t.unrevealed
+    };
+    text_child(&row, "td", "", status)?;
+    let cell = child(&row, "td", "")?;
+    let open = button(&cell, "eld-history-open", "↗")?;
+    let label = match lang {
+        Lang::Fr => format!("Voir le ticket n° {}", item.sale_id),
+        Lang::En => format!("Show ticket no. {}", item.sale_id),
+    };
+    set_attr(&open, "aria-label", &label);
+    set_attr(&open, "data-sale", &item.sale_id.to_string());
+    Ok(open)
+}

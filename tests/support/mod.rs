@@ -1,0 +1,225 @@
+//! An in-memory server for the browser tests: it sells genuine signed
+//! tickets of a fixture block, honours idempotency keys, and can be told to
+//! lose a response or tamper with a sale.
+
+#![allow(dead_code)]
+
+use eldorado_web::api::{
+    BlockInfo, BlockList, BuyRequest, Config, HistoryItem, HistoryPage, NetError, RankRemaining,
+    RevealAck, SaleResponse, Session,
+};
+use eldorado_web::fixtures::{self, FixtureBlock};
+use eldorado_web::net::{Backend, Reply};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+pub struct FakeState {
+    pub block: FixtureBlock,
+    pub balance: u64,
+    pub next_position: u32,
+    pub sales: Vec<SaleResponse>,
+    pub by_key: HashMap<String, usize>,
+    /// Every idempotency key received, in order (retries included).
+    pub buy_keys: Vec<String>,
+    /// The next purchase lands, but its answer is lost (a timeout).
+    pub lose_next_response: bool,
+    pub revealed: HashMap<u64, u32>,
+    pub unrevealed: Option<SaleResponse>,
+    pub tamper: Option<fn(&mut SaleResponse)>,
+}
+
+#[derive(Clone)]
+pub struct FakeBackend {
+    pub state: Rc<RefCell<FakeState>>,
+}
+
+impl FakeBackend {
+    pub fn new(stake: u64, tickets: &[&[&str]], balance: u64) -> FakeBackend {
+        FakeBackend {
+            state: Rc::new(RefCell::new(FakeState {
+                block: FixtureBlock::new(1, stake, tickets),
+                balance,
+                next_position: 0,
+                sales: Vec::new(),
+                by_key: HashMap::new(),
+                buy_keys: Vec::new(),
+                lose_next_response: false,
+                revealed: HashMap::new(),
+                unrevealed: None,
+                tamper: None,
+            })),
+        }
+    }
+}
+
+fn reply<T: 'static>(value: Result<T, NetError>) -> Reply<T> {
+    Box::pin(std::future::ready(value))
+}
+
+fn api(status: u16, code: &str) -> NetError {
+    NetError::Api {
+        status,
+        code: code.to_owned(),
+    }
+}
+
+impl Backend for FakeBackend {
+    fn config(&self) -> Reply<Config> {
+        reply(Ok(fixtures::config(
+            &self.state.borrow().block.public_key_hex(),
+        )))
+    }
+    fn demo_player(&self) -> Reply<Session> {
+        self.session("demo")
+    }
+    fn session(&self, token: &str) -> Reply<Session> {
+        let state = self.state.borrow();
+        reply(Ok(Session {
+            token: token.to_owned(),
+            player_id: fixtures::PLAYER.to_owned(),
+            balance_cents: state.balance,
+            expires_at_ms: 0,
+            unrevealed: state.unrevealed.clone(),
+        }))
+    }
+    fn buy(&self, _token: &str, request: BuyRequest) -> Reply<SaleResponse> {
+        let mut state = self.state.borrow_mut();
+        state.buy_keys.push(request.idempotency_key.clone());
+        if let Some(&index) = state.by_key.get(&request.idempotency_key) {
+            return reply(Ok(state.sales[index].clone()));
+        }
+        if request.stake_cents != state.block.stake_cents {
+            return reply(Err(api(409, "SOLD_OUT")));
+        }
+        if request.stake_cents > state.balance {
+            return reply(Err(api(402, "INSUFFICIENT_FUNDS")));
+        }
+        if state.next_position as usize >= state.block.tickets.len() {
+            return reply(Err(api(409, "SOLD_OUT")));
+        }
+        let position = state.next_position;
+        state.next_position += 1;
+        let sale_id = u64::from(position) + 1;
+        let mut response = state.block.response(position, sale_id, state.balance);
+        if let Some(tamper) = state.tamper {
+            tamper(&mut response);
+        }
+        state.balance = response.balance_after_cents;
+        state.sales.push(response.clone());
+        let index = state.sales.len() - 1;
+        state.by_key.insert(request.idempotency_key, index);
+        if state.lose_next_response {
+            state.lose_next_response = false;
+            return reply(Err(NetError::Timeout));
+        }
+        reply(Ok(response))
+    }
+    fn sale(&self, _token: &str, sale_id: u64) -> Reply<SaleResponse> {
+        let state = self.state.borrow();
+        let found = state.sales.iter().find(|s| s.sale_id() == sale_id).cloned();
+        reply(found.ok_or_else(|| api(404, "NOT_FOUND")))
+    }
+    fn reveal(&self, _token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
+        let mut state = self.state.borrow_mut();
+        state.revealed.insert(sale_id, revealed);
+        reply(Ok(RevealAck {
+            sale_id,
+            revealed,
+            complete: true,
+        }))
+    }
+    fn history(&self, _token: &str, _before: Option<u64>) -> Reply<HistoryPage> {
+        let state = self.state.borrow();
+        let items = state
+            .sales
+            .iter()
+            .rev()
+            .map(|s| {
+                let sale = &s.sale.sale;
+                HistoryItem {
+                    sale_id: sale.sale_id,
+                    block: sale.block,
+                    position: sale.ticket.position,
+                    sold_at_ms: sale.sold_at_ms,
+                    stake_cents: sale.ticket.stake_cents,
+                    prize_cents: sale.ticket.prize_cents,
+                    extras: sale.ticket.extras,
+                    status: if state.revealed.contains_key(&sale.sale_id) {
+                        "revealed".to_owned()
+                    } else {
+                        "unrevealed".to_owned()
+                    },
+                }
+            })
+            .collect();
+        reply(Ok(HistoryPage {
+            items,
+            next_before: None,
+        }))
+    }
+    fn blocks(&self) -> Reply<BlockList> {
+        let state = self.state.borrow();
+        reply(Ok(BlockList {
+            blocks: vec![BlockInfo {
+                commitment: state.block.commitment.clone(),
+                status: "open".to_owned(),
+                sold: u64::from(state.next_position),
+                remaining_by_rank: vec![RankRemaining {
+                    rank: 10,
+                    remaining: 3,
+                }],
+            }],
+        }))
+    }
+}
+
+pub async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Polls `condition` every 10 ms for up to 3 s.
+pub async fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    for _ in 0..300 {
+        if condition() {
+            return;
+        }
+        sleep(10).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+/// A fresh element in the test page to mount a game in.
+pub fn host() -> web_sys::HtmlElement {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let div: web_sys::HtmlElement = doc.create_element("div").unwrap().dyn_into().unwrap();
+    div.style().set_property("width", "500px").unwrap();
+    doc.body().unwrap().append_child(&div).unwrap();
+    // No sound in tests: browsers warn about audio without a real gesture.
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    storage.set_item("eldorado.muted", "1").unwrap();
+    div
+}
+
+pub fn query(root: &web_sys::Element, selector: &str) -> web_sys::HtmlElement {
+    root.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {selector}"))
+        .dyn_into()
+        .unwrap()
+}
+
+pub fn text(root: &web_sys::Element, selector: &str) -> String {
+    query(root, selector).text_content().unwrap_or_default()
+}
+
+pub fn click(root: &web_sys::Element, selector: &str) {
+    query(root, selector).click();
+}
