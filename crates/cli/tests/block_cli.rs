@@ -130,3 +130,43 @@ fn bad_arguments_give_one_line_and_a_non_zero_exit() {
     }
     assert!(!out.exists(), "a refused stake writes no file");
 }
+
+/// tools/independent_verifier.py was written from docs/PROTOCOL.md alone:
+/// it must agree with the engine on a real export, and catch a changed salt.
+#[test]
+fn an_independent_verifier_written_from_the_protocol_agrees() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = generate(dir.path(), "50", "21");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tools/independent_verifier.py"
+    );
+    let run = |path: &str| {
+        Command::new("python3")
+            .arg(script)
+            .arg(path)
+            .output()
+            .expect("python3 runs")
+    };
+    let output = run(&file);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    assert!(text(&output.stdout).starts_with("OK: 400000 leaves"));
+    let content = fs::read_to_string(&file).unwrap();
+    let salt_at = content.find("\"salt\":\"").unwrap() + 8;
+    let mut bytes = content.into_bytes();
+    bytes[salt_at] = if bytes[salt_at] == b'0' { b'1' } else { b'0' };
+    let tampered_file = dir.path().join("tampered.jsonl");
+    fs::write(&tampered_file, bytes).unwrap();
+    let output = run(tampered_file.to_str().unwrap());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stdout).contains("position 0: leaf differs"),
+        "{}",
+        text(&output.stdout)
+    );
+}
