@@ -25,11 +25,20 @@ fn id_param(name: &str, description: &str) -> Value {
 
 fn operation(summary: &str, security: Option<&str>, mut responses: Value) -> Value {
     let map = responses.as_object_mut().expect("responses is an object");
-    map.insert("400".into(), error_response("BAD_REQUEST (malformed JSON, wrong types, missing fields)"));
+    map.insert(
+        "400".into(),
+        error_response("BAD_REQUEST (malformed JSON, wrong types, missing fields)"),
+    );
     map.insert("413".into(), error_response("PAYLOAD_TOO_LARGE"));
-    map.insert("500".into(), error_response("INTERNAL (never for a client mistake)"));
+    map.insert(
+        "500".into(),
+        error_response("INTERNAL (never for a client mistake)"),
+    );
     if security.is_some() {
-        map.insert("401".into(), error_response("UNAUTHORIZED: missing, expired or forged token"));
+        map.insert(
+            "401".into(),
+            error_response("UNAUTHORIZED: missing, expired or forged token"),
+        );
     }
     let mut op = json!({"summary": summary, "responses": responses});
     if let Some(scheme) = security {
@@ -43,60 +52,96 @@ pub fn document() -> Value {
         "amount_cents": {"type": "integer", "minimum": 1, "maximum": 100_000_000},
         "reference": {"type": "string", "pattern": "^[A-Za-z0-9_.:-]{1,64}$",
                       "description": "The operator's transfer id: applied once per reference."}}});
-    let mut credit = operation("Credit an operator player (transfer in)", Some("operator"),
+    let mut credit = operation(
+        "Credit an operator player (transfer in)",
+        Some("operator"),
         json!({"200": ok("New balance", "Balance"), "403": error_response("FORBIDDEN: demo player"),
-               "409": error_response("CONFLICT: reference reused for another transfer")}));
+               "409": error_response("CONFLICT: reference reused for another transfer")}),
+    );
     credit["parameters"] = json!([id_param("player_id", "Operator's player id")]);
     credit["requestBody"] = body(amount.clone());
-    let mut debit = operation("Debit an operator player (transfer out)", Some("operator"),
+    let mut debit = operation(
+        "Debit an operator player (transfer out)",
+        Some("operator"),
         json!({"200": ok("New balance", "Balance"), "402": error_response("INSUFFICIENT_FUNDS"),
                "404": error_response("NOT_FOUND: unknown player"),
-               "409": error_response("CONFLICT: reference reused for another transfer")}));
+               "409": error_response("CONFLICT: reference reused for another transfer")}),
+    );
     debit["parameters"] = json!([id_param("player_id", "Operator's player id")]);
     debit["requestBody"] = body(amount);
 
-    let mut sale = operation("Buy the next ticket of a stake (one durable transaction)", Some("player"),
+    let mut sale = operation(
+        "Buy the next ticket of a stake (one durable transaction)",
+        Some("player"),
         json!({"200": ok("The signed sale (same sale again for a retried key)", "SaleResponse"),
                "402": error_response("INSUFFICIENT_FUNDS"),
                "409": error_response("CONFLICT: idempotency key used with another stake"),
-               "503": error_response("SOLD_OUT: no block of this stake on sale")}));
-    sale["requestBody"] = body(json!({"type": "object", "required": ["stake_cents", "idempotency_key"],
+               "503": error_response("SOLD_OUT: no block of this stake on sale")}),
+    );
+    sale["requestBody"] = body(
+        json!({"type": "object", "required": ["stake_cents", "idempotency_key"],
         "properties": {"stake_cents": {"type": "integer", "enum": [50, 100, 200]},
-                       "idempotency_key": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,64}$"}}}));
-    let mut get_sale = operation("One of the player's own sales, signed", Some("player"),
-        json!({"200": ok("The signed sale", "SaleResponse"), "404": error_response("NOT_FOUND")}));
+                       "idempotency_key": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,64}$"}}}),
+    );
+    let mut get_sale = operation(
+        "One of the player's own sales, signed",
+        Some("player"),
+        json!({"200": ok("The signed sale", "SaleResponse"), "404": error_response("NOT_FOUND")}),
+    );
     get_sale["parameters"] = json!([id_param("sale_id", "Sale id")]);
-    let mut reveal = operation("Report reveal progress (never decreases)", Some("player"),
-        json!({"200": ok("Stored progress", "Reveal"), "404": error_response("NOT_FOUND")}));
+    let mut reveal = operation(
+        "Report reveal progress (never decreases)",
+        Some("player"),
+        json!({"200": ok("Stored progress", "Reveal"), "404": error_response("NOT_FOUND")}),
+    );
     reveal["parameters"] = json!([id_param("sale_id", "Sale id")]);
     reveal["requestBody"] = body(json!({"type": "object", "required": ["revealed"],
         "properties": {"revealed": {"type": "integer", "minimum": 0, "maximum": 4,
             "description": "Grids fully revealed: 0..=1+extras"}}}));
-    let mut history = operation("The player's tickets, newest first", Some("player"),
-        json!({"200": ok("A page of history", "History")}));
+    let mut history = operation(
+        "The player's tickets, newest first",
+        Some("player"),
+        json!({"200": ok("A page of history", "History")}),
+    );
     history["parameters"] = json!([
         {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}},
         {"name": "before", "in": "query", "schema": {"type": "integer"}, "description": "next_before of the previous page"}]);
-    let mut block = operation("One block", None,
-        json!({"200": ok("The block", "BlockInfo"), "404": error_response("NOT_FOUND")}));
+    let mut block = operation(
+        "One block",
+        None,
+        json!({"200": ok("The block", "BlockInfo"), "404": error_response("NOT_FOUND")}),
+    );
     block["parameters"] = json!([id_param("block", "Block id")]);
-    let mut export = operation("Full disclosure of a sold-out or closed block (JSON Lines)", None,
+    let mut export = operation(
+        "Full disclosure of a sold-out or closed block (JSON Lines)",
+        None,
         json!({"200": {"description": "engine ExportHeader line, then one ExportRow line per ticket",
                        "content": {"application/jsonl": {"schema": {"type": "string"}}}},
                "404": error_response("NOT_FOUND"),
-               "409": error_response("CONFLICT: the block is open or pending")}));
+               "409": error_response("CONFLICT: the block is open or pending")}),
+    );
     export["parameters"] = json!([id_param("block", "Block id")]);
-    let mut close = operation("Close an open or pending block", Some("operator"),
-        json!({"200": ok("The block", "BlockInfo"), "404": error_response("NOT_FOUND")}));
+    let mut close = operation(
+        "Close an open or pending block",
+        Some("operator"),
+        json!({"200": ok("The block", "BlockInfo"), "404": error_response("NOT_FOUND")}),
+    );
     close["parameters"] = json!([id_param("block", "Block id")]);
-    let mut op_session = operation("Create a session for an operator's player", Some("operator"),
-        json!({"201": ok("A new session", "Session"), "403": error_response("FORBIDDEN: demo player id")}));
+    let mut op_session = operation(
+        "Create a session for an operator's player",
+        Some("operator"),
+        json!({"201": ok("A new session", "Session"), "403": error_response("FORBIDDEN: demo player id")}),
+    );
     op_session["requestBody"] = body(json!({"type": "object", "required": ["player_id"],
         "properties": {"player_id": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$"}}}));
-    let mut demo = operation("Create a play-money player (demo mode only)", None,
+    let mut demo = operation(
+        "Create a play-money player (demo mode only)",
+        None,
         json!({"201": ok("A new session with the starting balance", "Session"),
-               "403": error_response("DEMO_DISABLED")}));
-    demo["requestBody"] = json!({"required": false, "content": {"application/json": {"schema": {"type": "object"}}}});
+               "403": error_response("DEMO_DISABLED")}),
+    );
+    demo["requestBody"] =
+        json!({"required": false, "content": {"application/json": {"schema": {"type": "object"}}}});
 
     let object = |v: Value| json!({"type": "object", "properties": v});
     json!({

@@ -86,9 +86,14 @@ fn writer(
                 }
             }
             Err(_) => {
-                tracing::error!(sales = batch.len(), "a sale batch panicked and was rolled back");
+                tracing::error!(
+                    sales = batch.len(),
+                    "a sale batch panicked and was rolled back"
+                );
                 for job in batch.drain(..) {
-                    let _ = job.reply.send(Err(ApiError::internal("sale batch panicked")));
+                    let _ = job
+                        .reply
+                        .send(Err(ApiError::internal("sale batch panicked")));
                 }
             }
         }

@@ -18,10 +18,13 @@ pub struct Session {
     pub expires_at_ms: u64,
 }
 
+type CachedSession = (Arc<str>, u64);
+
 pub struct Sessions {
     store: Arc<dyn Store>,
     ttl: Duration,
-    cache: RwLock<HashMap<[u8; 32], (Arc<str>, u64)>>,
+    /// Token digest to (player, expiry).
+    cache: RwLock<HashMap<[u8; 32], CachedSession>>,
 }
 
 impl Sessions {

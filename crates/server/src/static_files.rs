@@ -11,7 +11,8 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 /// No inline script or style anywhere; wasm compiles under
 /// 'wasm-unsafe-eval' only, which allows no JavaScript eval.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
+pub const CONTENT_SECURITY_POLICY: &str =
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; \
      style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
      manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

@@ -34,9 +34,15 @@ pub fn app(state: AppState) -> Router {
         .route("/sales/{sale_id}/reveal", post(player::reveal))
         .route("/history", get(player::history))
         .route("/operator/sessions", post(operator::create_session))
-        .route("/operator/players/{player_id}/credit", post(operator::credit))
+        .route(
+            "/operator/players/{player_id}/credit",
+            post(operator::credit),
+        )
         .route("/operator/players/{player_id}/debit", post(operator::debit))
-        .route("/operator/blocks/{block}/close", post(operator::close_block))
+        .route(
+            "/operator/blocks/{block}/close",
+            post(operator::close_block),
+        )
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(SetResponseHeaderLayer::overriding(

@@ -97,25 +97,22 @@ async fn transfer(
         .blocking(move |state| Ok(state.store.transfer(&transfer, now_ms())?))
         .await?;
     match outcome {
-        TransferOutcome::Applied { balance_cents } | TransferOutcome::Replayed { balance_cents } => {
-            Ok(Json(BalanceBody {
-                player_id,
-                balance_cents,
-            }))
-        }
+        TransferOutcome::Applied { balance_cents }
+        | TransferOutcome::Replayed { balance_cents } => Ok(Json(BalanceBody {
+            player_id,
+            balance_cents,
+        })),
         TransferOutcome::ReferenceConflict => Err(ApiError::Conflict(
             "this reference was already used for another transfer".to_owned(),
         )),
-        TransferOutcome::InsufficientFunds { balance_cents } => {
-            Err(ApiError::InsufficientFunds {
-                balance_cents,
-                needed_cents: body.amount_cents,
-            })
-        }
+        TransferOutcome::InsufficientFunds { balance_cents } => Err(ApiError::InsufficientFunds {
+            balance_cents,
+            needed_cents: body.amount_cents,
+        }),
         TransferOutcome::UnknownPlayer => Err(ApiError::not_found("player")),
-        TransferOutcome::DemoPlayer => Err(ApiError::Forbidden(
-            "demo players hold play money only",
-        )),
+        TransferOutcome::DemoPlayer => {
+            Err(ApiError::Forbidden("demo players hold play money only"))
+        }
     }
 }
 

@@ -61,7 +61,10 @@ pub async fn create_demo_player(
     }
     let body = state
         .blocking(|state| {
-            let id = format!("demo-{}", hex::encode(os_random::<8>().map_err(ApiError::internal)?));
+            let id = format!(
+                "demo-{}",
+                hex::encode(os_random::<8>().map_err(ApiError::internal)?)
+            );
             if !state.store.create_player(
                 &id,
                 PlayerKind::Demo,

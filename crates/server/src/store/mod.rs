@@ -121,12 +121,18 @@ pub struct Transfer {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TransferOutcome {
-    Applied { balance_cents: u64 },
+    Applied {
+        balance_cents: u64,
+    },
     /// The same reference was already applied with the same amount.
-    Replayed { balance_cents: u64 },
+    Replayed {
+        balance_cents: u64,
+    },
     /// The reference was used for another amount or direction.
     ReferenceConflict,
-    InsufficientFunds { balance_cents: u64 },
+    InsufficientFunds {
+        balance_cents: u64,
+    },
     UnknownPlayer,
     /// Demo players hold play money only.
     DemoPlayer,
@@ -174,7 +180,9 @@ pub enum SaleOutcome {
     Replayed(SaleRecord),
     /// The idempotency key was already used with another stake.
     KeyConflict,
-    InsufficientFunds { balance_cents: u64 },
+    InsufficientFunds {
+        balance_cents: u64,
+    },
     SoldOut,
     UnknownPlayer,
 }
@@ -201,11 +209,7 @@ pub trait Store: Send + Sync + 'static {
     /// Leaf hashes in position order, to rebuild the Merkle tree.
     fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>>;
     /// Every ticket of a block in order; `f` returns false to stop.
-    fn for_each_ticket(
-        &self,
-        id: u64,
-        f: &mut dyn FnMut(Ticket, Hash) -> bool,
-    ) -> StoreResult<()>;
+    fn for_each_ticket(&self, id: u64, f: &mut dyn FnMut(Ticket, Hash) -> bool) -> StoreResult<()>;
     /// Closes an open or pending block (the next pending block of the stake
     /// opens if the open one closes). `None` if there is no such block.
     fn close_block(&self, id: u64) -> StoreResult<Option<BlockRecord>>;
@@ -240,7 +244,6 @@ pub trait Store: Send + Sync + 'static {
     fn unrevealed(&self, player_id: &str) -> StoreResult<Option<SaleRecord>>;
     /// Raises the reveal progress (never lowers it); the stored value, or
     /// `None` if the player has no such sale.
-    fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8)
-        -> StoreResult<Option<u8>>;
+    fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>>;
     fn totals(&self) -> StoreResult<Totals>;
 }

@@ -187,7 +187,10 @@ fn drop_interrupted_blocks(conn: &mut Connection) -> StoreResult<()> {
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     for id in ids {
-        tracing::warn!(block = id, "dropping a block whose generation was interrupted");
+        tracing::warn!(
+            block = id,
+            "dropping a block whose generation was interrupted"
+        );
         tx.execute("DELETE FROM tickets WHERE block = ?1", [id])?;
         tx.execute("DELETE FROM block_prizes WHERE block = ?1", [id])?;
         tx.execute("DELETE FROM blocks WHERE id = ?1", [id])?;
@@ -387,7 +390,9 @@ fn sell_one(
 ) -> StoreResult<SaleOutcome> {
     let stake = request.stake.cents();
     let existing = tx
-        .prepare_cached("SELECT sale_id, stake_cents FROM sales WHERE player_id = ?1 AND idempotency_key = ?2")?
+        .prepare_cached(
+            "SELECT sale_id, stake_cents FROM sales WHERE player_id = ?1 AND idempotency_key = ?2",
+        )?
         .query_row(params![request.player_id, request.idempotency_key], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
         })
@@ -510,9 +515,9 @@ impl Store for SqliteStore {
     }
 
     fn next_block_id(&self) -> StoreResult<u64> {
-        let max: Option<i64> =
-            self.write()
-                .query_row("SELECT MAX(id) FROM blocks", [], |r| r.get(0))?;
+        let max: Option<i64> = self
+            .write()
+            .query_row("SELECT MAX(id) FROM blocks", [], |r| r.get(0))?;
         Ok(max.map_or(Ok(0), |m| to_u64(m, "block id"))? + 1)
     }
 
@@ -602,11 +607,7 @@ impl Store for SqliteStore {
         Ok(leaves)
     }
 
-    fn for_each_ticket(
-        &self,
-        id: u64,
-        f: &mut dyn FnMut(Ticket, Hash) -> bool,
-    ) -> StoreResult<()> {
+    fn for_each_ticket(&self, id: u64, f: &mut dyn FnMut(Ticket, Hash) -> bool) -> StoreResult<()> {
         let conn = self.read();
         let stake: i64 = conn.query_row(
             "SELECT stake_cents FROM blocks WHERE id = ?1",
@@ -862,12 +863,7 @@ impl Store for SqliteStore {
         .pop())
     }
 
-    fn set_revealed(
-        &self,
-        player_id: &str,
-        sale_id: u64,
-        revealed: u8,
-    ) -> StoreResult<Option<u8>> {
+    fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>> {
         let Ok(sale_id) = i64::try_from(sale_id) else {
             return Ok(None);
         };
@@ -889,10 +885,11 @@ impl Store for SqliteStore {
 
     fn totals(&self) -> StoreResult<Totals> {
         let conn = self.read();
-        let balances: i64 =
-            conn.query_row("SELECT COALESCE(SUM(balance_cents), 0) FROM players", [], |r| {
-                r.get(0)
-            })?;
+        let balances: i64 = conn.query_row(
+            "SELECT COALESCE(SUM(balance_cents), 0) FROM players",
+            [],
+            |r| r.get(0),
+        )?;
         let (stakes, prizes, sales): (i64, i64, i64) = conn.query_row(
             "SELECT COALESCE(SUM(stake_cents), 0), COALESCE(SUM(prize_cents), 0), COUNT(*) FROM sales",
             [],

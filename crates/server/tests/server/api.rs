@@ -20,7 +20,14 @@ async fn sales_at_each_stake_verify_with_the_engine() {
         assert_eq!(reply.body["revealed"], 0);
         // The stored sale is signed again to the very same bytes.
         let id = reply.body["sale"]["sale_id"].as_u64().unwrap();
-        let again = call(&router, Method::GET, &format!("/api/sales/{id}"), Some(&token), None).await;
+        let again = call(
+            &router,
+            Method::GET,
+            &format!("/api/sales/{id}"),
+            Some(&token),
+            None,
+        )
+        .await;
         assert_eq!(again.status, StatusCode::OK);
         assert_eq!(again.body["sale"], reply.body["sale"]);
     }
@@ -37,9 +44,15 @@ async fn retry_with_the_same_key_returns_the_same_sale_and_debits_once() {
     assert_eq!(first.status, StatusCode::OK);
     assert_eq!(second.status, StatusCode::OK);
     assert_eq!(first.body["sale"], second.body["sale"]);
-    assert_eq!(first.body["balance_after_cents"], second.body["balance_after_cents"]);
+    assert_eq!(
+        first.body["balance_after_cents"],
+        second.body["balance_after_cents"]
+    );
     let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
-    assert_eq!(session.body["balance_cents"], first.body["balance_after_cents"]);
+    assert_eq!(
+        session.body["balance_cents"],
+        first.body["balance_after_cents"]
+    );
     let history = call(&router, Method::GET, "/api/history", Some(&token), None).await;
     assert_eq!(history.body["items"].as_array().unwrap().len(), 1);
     // The same key at another stake is a conflict and changes nothing.
@@ -54,16 +67,28 @@ async fn insufficient_funds_refuses_and_changes_nothing() {
     let state = shared();
     let key = operator_key(state);
     // An operator player with 1.20 €: one 1 € play, then 2 € is refused.
-    let created = call(&router, Method::POST, "/api/operator/sessions", Some(&key),
-        Some(r#"{"player_id":"ext-funds"}"#)).await;
+    let created = call(
+        &router,
+        Method::POST,
+        "/api/operator/sessions",
+        Some(&key),
+        Some(r#"{"player_id":"ext-funds"}"#),
+    )
+    .await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let token = created.body["token"].as_str().unwrap().to_owned();
     assert_eq!(created.body["balance_cents"], 0);
     let refused = play(&router, &token, 50, "no-money-1").await;
     assert_eq!(refused.status, StatusCode::PAYMENT_REQUIRED);
     assert_eq!(refused.body["error"]["code"], "INSUFFICIENT_FUNDS");
-    let credit = call(&router, Method::POST, "/api/operator/players/ext-funds/credit", Some(&key),
-        Some(r#"{"amount_cents":120,"reference":"dep-1"}"#)).await;
+    let credit = call(
+        &router,
+        Method::POST,
+        "/api/operator/players/ext-funds/credit",
+        Some(&key),
+        Some(r#"{"amount_cents":120,"reference":"dep-1"}"#),
+    )
+    .await;
     assert_eq!(credit.body["balance_cents"], 120);
     let sale = play(&router, &token, 100, "money-1x").await;
     assert_eq!(sale.status, StatusCode::OK);
@@ -83,43 +108,104 @@ async fn operator_wallet_credit_debit_and_auth() {
     let key = operator_key(state);
     let path = "/api/operator/players/ext-42/credit";
     for token in [None, Some("nope"), Some(&key[1..])] {
-        let reply = call(&router, Method::POST, path, token,
-            Some(r#"{"amount_cents":1000,"reference":"r1"}"#)).await;
+        let reply = call(
+            &router,
+            Method::POST,
+            path,
+            token,
+            Some(r#"{"amount_cents":1000,"reference":"r1"}"#),
+        )
+        .await;
         assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
         assert_eq!(reply.body["error"]["code"], "UNAUTHORIZED");
     }
-    let credit = call(&router, Method::POST, path, Some(&key),
-        Some(r#"{"amount_cents":1000,"reference":"r1"}"#)).await;
+    let credit = call(
+        &router,
+        Method::POST,
+        path,
+        Some(&key),
+        Some(r#"{"amount_cents":1000,"reference":"r1"}"#),
+    )
+    .await;
     assert_eq!(credit.status, StatusCode::OK, "{}", credit.body);
-    assert_eq!(credit.body, serde_json::json!({"player_id":"ext-42","balance_cents":1000}));
+    assert_eq!(
+        credit.body,
+        serde_json::json!({"player_id":"ext-42","balance_cents":1000})
+    );
     // A replayed reference is applied once; reused for another amount: conflict.
-    let again = call(&router, Method::POST, path, Some(&key),
-        Some(r#"{"amount_cents":1000,"reference":"r1"}"#)).await;
+    let again = call(
+        &router,
+        Method::POST,
+        path,
+        Some(&key),
+        Some(r#"{"amount_cents":1000,"reference":"r1"}"#),
+    )
+    .await;
     assert_eq!(again.body["balance_cents"], 1000);
-    let clash = call(&router, Method::POST, path, Some(&key),
-        Some(r#"{"amount_cents":5,"reference":"r1"}"#)).await;
+    let clash = call(
+        &router,
+        Method::POST,
+        path,
+        Some(&key),
+        Some(r#"{"amount_cents":5,"reference":"r1"}"#),
+    )
+    .await;
     assert_eq!(clash.body["error"]["code"], "CONFLICT");
-    let debit = call(&router, Method::POST, "/api/operator/players/ext-42/debit", Some(&key),
-        Some(r#"{"amount_cents":1001,"reference":"w1"}"#)).await;
+    let debit = call(
+        &router,
+        Method::POST,
+        "/api/operator/players/ext-42/debit",
+        Some(&key),
+        Some(r#"{"amount_cents":1001,"reference":"w1"}"#),
+    )
+    .await;
     assert_eq!(debit.status, StatusCode::PAYMENT_REQUIRED);
-    let debit = call(&router, Method::POST, "/api/operator/players/ext-42/debit", Some(&key),
-        Some(r#"{"amount_cents":400,"reference":"w2"}"#)).await;
+    let debit = call(
+        &router,
+        Method::POST,
+        "/api/operator/players/ext-42/debit",
+        Some(&key),
+        Some(r#"{"amount_cents":400,"reference":"w2"}"#),
+    )
+    .await;
     assert_eq!(debit.body["balance_cents"], 600);
-    let unknown = call(&router, Method::POST, "/api/operator/players/ext-nobody/debit", Some(&key),
-        Some(r#"{"amount_cents":1,"reference":"w3"}"#)).await;
+    let unknown = call(
+        &router,
+        Method::POST,
+        "/api/operator/players/ext-nobody/debit",
+        Some(&key),
+        Some(r#"{"amount_cents":1,"reference":"w3"}"#),
+    )
+    .await;
     assert_eq!(unknown.body["error"]["code"], "NOT_FOUND");
-    for body in [r#"{"amount_cents":0,"reference":"z"}"#, r#"{"amount_cents":-5,"reference":"z"}"#,
-        r#"{"amount_cents":5}"#, r#"{"amount_cents":5,"reference":"bad ref"}"#] {
+    for body in [
+        r#"{"amount_cents":0,"reference":"z"}"#,
+        r#"{"amount_cents":-5,"reference":"z"}"#,
+        r#"{"amount_cents":5}"#,
+        r#"{"amount_cents":5,"reference":"bad ref"}"#,
+    ] {
         let bad = call(&router, Method::POST, path, Some(&key), Some(body)).await;
         assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{body}");
     }
     // A demo player's play money cannot be topped up.
     let (_, demo) = demo_player(&router).await;
-    let demo_credit = call(&router, Method::POST, &format!("/api/operator/players/{demo}/credit"),
-        Some(&key), Some(r#"{"amount_cents":5,"reference":"d1"}"#)).await;
+    let demo_credit = call(
+        &router,
+        Method::POST,
+        &format!("/api/operator/players/{demo}/credit"),
+        Some(&key),
+        Some(r#"{"amount_cents":5,"reference":"d1"}"#),
+    )
+    .await;
     assert_eq!(demo_credit.body["error"]["code"], "FORBIDDEN");
-    let bad_session = call(&router, Method::POST, "/api/operator/sessions", Some(&key),
-        Some(r#"{"player_id":"bad id!"}"#)).await;
+    let bad_session = call(
+        &router,
+        Method::POST,
+        "/api/operator/sessions",
+        Some(&key),
+        Some(r#"{"player_id":"bad id!"}"#),
+    )
+    .await;
     assert_eq!(bad_session.body["error"]["code"], "BAD_REQUEST");
 }
 
@@ -128,28 +214,69 @@ async fn bad_input_gets_a_4xx_and_changes_nothing() {
     let router = router();
     let (token, _) = demo_player(&router).await;
     let cases: &[(&str, &str)] = &[
-        (r#"{"stake_cents":75,"idempotency_key":"badinput1"}"#, "INVALID_STAKE"),
-        (r#"{"stake_cents":0,"idempotency_key":"badinput2"}"#, "INVALID_STAKE"),
-        (r#"{"stake_cents":-100,"idempotency_key":"badinput3"}"#, "INVALID_STAKE"),
-        (r#"{"stake_cents":100.5,"idempotency_key":"badinput3b"}"#, "INVALID_STAKE"),
-        (r#"{"stake_cents":"100","idempotency_key":"badinput4"}"#, "BAD_REQUEST"),
+        (
+            r#"{"stake_cents":75,"idempotency_key":"badinput1"}"#,
+            "INVALID_STAKE",
+        ),
+        (
+            r#"{"stake_cents":0,"idempotency_key":"badinput2"}"#,
+            "INVALID_STAKE",
+        ),
+        (
+            r#"{"stake_cents":-100,"idempotency_key":"badinput3"}"#,
+            "INVALID_STAKE",
+        ),
+        (
+            r#"{"stake_cents":100.5,"idempotency_key":"badinput3b"}"#,
+            "INVALID_STAKE",
+        ),
+        (
+            r#"{"stake_cents":"100","idempotency_key":"badinput4"}"#,
+            "BAD_REQUEST",
+        ),
         (r#"{"stake_cents":100}"#, "BAD_REQUEST"),
-        (r#"{"stake_cents":100,"idempotency_key":"short"}"#, "BAD_REQUEST"),
-        (r#"{"stake_cents":100,"idempotency_key":"has space in it"}"#, "BAD_REQUEST"),
-        (r#"{"stake_cents":100,"idempotency_key":12345678}"#, "BAD_REQUEST"),
+        (
+            r#"{"stake_cents":100,"idempotency_key":"short"}"#,
+            "BAD_REQUEST",
+        ),
+        (
+            r#"{"stake_cents":100,"idempotency_key":"has space in it"}"#,
+            "BAD_REQUEST",
+        ),
+        (
+            r#"{"stake_cents":100,"idempotency_key":12345678}"#,
+            "BAD_REQUEST",
+        ),
         (r#"{"stake_cents":100,"#, "BAD_REQUEST"),
         ("not json", "BAD_REQUEST"),
         ("[]", "BAD_REQUEST"),
         ("", "BAD_REQUEST"),
     ];
     for (body, code) in cases {
-        let reply = call(&router, Method::POST, "/api/sales", Some(&token), Some(body)).await;
+        let reply = call(
+            &router,
+            Method::POST,
+            "/api/sales",
+            Some(&token),
+            Some(body),
+        )
+        .await;
         assert!(reply.status.is_client_error(), "{body}: {}", reply.status);
         assert_eq!(reply.body["error"]["code"], *code, "{body}");
         assert!(reply.body["error"]["message"].is_string());
     }
-    let huge = format!(r#"{{"stake_cents":100,"idempotency_key":"{}"}}"#, "a".repeat(100_000));
-    let reply = call(&router, Method::POST, "/api/sales", Some(&token), Some(&huge)).await;
+    let huge = format!(
+        r#"{{"stake_cents":100,"idempotency_key":"{}"}}"#,
+        "a".repeat(100_000)
+    );
+    let reply = call(
+        &router,
+        Method::POST,
+        "/api/sales",
+        Some(&token),
+        Some(&huge),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(reply.body["error"]["code"], "PAYLOAD_TOO_LARGE");
     // Missing, malformed and forged tokens.
@@ -160,16 +287,32 @@ async fn bad_input_gets_a_4xx_and_changes_nothing() {
         let reply = call(&router, Method::GET, "/api/history", token, None).await;
         assert_eq!(reply.body["error"]["code"], "UNAUTHORIZED");
     }
-    for path in ["/api/sales/abc", "/api/sales/99999999999", "/api/sales/-1",
-        "/api/sales/184467440737095516160"] {
+    for path in [
+        "/api/sales/abc",
+        "/api/sales/99999999999",
+        "/api/sales/-1",
+        "/api/sales/184467440737095516160",
+    ] {
         let reply = call(&router, Method::GET, path, Some(&token), None).await;
         assert_eq!(reply.body["error"]["code"], "NOT_FOUND", "{path}");
     }
     for query in ["limit=0", "limit=101", "limit=x", "before=-3"] {
-        let reply = call(&router, Method::GET, &format!("/api/history?{query}"), Some(&token), None).await;
+        let reply = call(
+            &router,
+            Method::GET,
+            &format!("/api/history?{query}"),
+            Some(&token),
+            None,
+        )
+        .await;
         assert_eq!(reply.body["error"]["code"], "BAD_REQUEST", "{query}");
     }
-    for path in ["/api/blocks/x", "/api/blocks/999999", "/api/nothing", "/nothing"] {
+    for path in [
+        "/api/blocks/x",
+        "/api/blocks/999999",
+        "/api/nothing",
+        "/nothing",
+    ] {
         let reply = call(&router, Method::GET, path, None, None).await;
         assert_eq!(reply.status, StatusCode::NOT_FOUND, "{path}");
         assert_eq!(reply.body["error"]["code"], "NOT_FOUND", "{path}");
@@ -194,24 +337,67 @@ async fn reveal_progress_and_resume() {
     let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     assert_eq!(session.body["unrevealed"]["sale"], sale.body["sale"]);
     let path = format!("/api/sales/{id}/reveal");
-    let too_far = call(&router, Method::POST, &path, Some(&token),
-        Some(&format!(r#"{{"revealed":{}}}"#, grids + 1))).await;
+    let too_far = call(
+        &router,
+        Method::POST,
+        &path,
+        Some(&token),
+        Some(&format!(r#"{{"revealed":{}}}"#, grids + 1)),
+    )
+    .await;
     assert_eq!(too_far.body["error"]["code"], "BAD_REQUEST");
-    let bad = call(&router, Method::POST, &path, Some(&token), Some(r#"{"revealed":"all"}"#)).await;
+    let bad = call(
+        &router,
+        Method::POST,
+        &path,
+        Some(&token),
+        Some(r#"{"revealed":"all"}"#),
+    )
+    .await;
     assert_eq!(bad.body["error"]["code"], "BAD_REQUEST");
-    let done = call(&router, Method::POST, &path, Some(&token),
-        Some(&format!(r#"{{"revealed":{grids}}}"#))).await;
-    assert_eq!(done.body, serde_json::json!({"sale_id": id, "revealed": grids, "complete": true}));
+    let done = call(
+        &router,
+        Method::POST,
+        &path,
+        Some(&token),
+        Some(&format!(r#"{{"revealed":{grids}}}"#)),
+    )
+    .await;
+    assert_eq!(
+        done.body,
+        serde_json::json!({"sale_id": id, "revealed": grids, "complete": true})
+    );
     // Never decreases.
-    let back = call(&router, Method::POST, &path, Some(&token), Some(r#"{"revealed":0}"#)).await;
+    let back = call(
+        &router,
+        Method::POST,
+        &path,
+        Some(&token),
+        Some(r#"{"revealed":0}"#),
+    )
+    .await;
     assert_eq!(back.body["revealed"], grids);
     let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     assert_eq!(session.body["unrevealed"], Value::Null);
     // Another player sees nothing of it.
     let (other, _) = demo_player(&router).await;
-    let hidden = call(&router, Method::GET, &format!("/api/sales/{id}"), Some(&other), None).await;
+    let hidden = call(
+        &router,
+        Method::GET,
+        &format!("/api/sales/{id}"),
+        Some(&other),
+        None,
+    )
+    .await;
     assert_eq!(hidden.status, StatusCode::NOT_FOUND);
-    let hidden = call(&router, Method::POST, &path, Some(&other), Some(r#"{"revealed":1}"#)).await;
+    let hidden = call(
+        &router,
+        Method::POST,
+        &path,
+        Some(&other),
+        Some(r#"{"revealed":1}"#),
+    )
+    .await;
     assert_eq!(hidden.status, StatusCode::NOT_FOUND);
 }
 
@@ -248,7 +434,10 @@ async fn history_is_newest_first_and_paginated() {
 async fn config_blocks_and_disclosure_rules() {
     let router = router();
     let config = call(&router, Method::GET, "/api/config", None, None).await;
-    assert_eq!(config.body["stakes_cents"], serde_json::json!([50, 100, 200]));
+    assert_eq!(
+        config.body["stakes_cents"],
+        serde_json::json!([50, 100, 200])
+    );
     assert_eq!(config.body["rtp_basis_points"], 7000);
     assert_eq!(config.body["max_win_cents"]["200"], 1_400_000);
     assert_eq!(config.body["odds"]["winners"], 60_440);
@@ -266,17 +455,40 @@ async fn config_blocks_and_disclosure_rules() {
     }
     let open = blocks.iter().find(|b| b["status"] == "open").unwrap();
     let id = open["commitment"]["block"].as_u64().unwrap();
-    let remaining: u64 = open["remaining_by_rank"].as_array().unwrap().iter()
-        .map(|r| r["remaining"].as_u64().unwrap()).sum();
+    let remaining: u64 = open["remaining_by_rank"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["remaining"].as_u64().unwrap())
+        .sum();
     assert!(remaining <= 60_440 && remaining > 59_000);
-    let one = call(&router, Method::GET, &format!("/api/blocks/{id}"), None, None).await;
+    let one = call(
+        &router,
+        Method::GET,
+        &format!("/api/blocks/{id}"),
+        None,
+        None,
+    )
+    .await;
     assert_eq!(one.body["commitment"], open["commitment"]);
-    let export = call(&router, Method::GET, &format!("/api/blocks/{id}/export"), None, None).await;
+    let export = call(
+        &router,
+        Method::GET,
+        &format!("/api/blocks/{id}/export"),
+        None,
+        None,
+    )
+    .await;
     assert_eq!(export.status, StatusCode::CONFLICT);
     assert_eq!(export.body["error"]["code"], "CONFLICT");
     let openapi = call(&router, Method::GET, "/api/openapi.json", None, None).await;
     assert!(openapi.body["openapi"].as_str().unwrap().starts_with("3."));
-    for path in ["/api/sales", "/api/history", "/api/blocks/{block}/export", "/api/operator/sessions"] {
+    for path in [
+        "/api/sales",
+        "/api/history",
+        "/api/blocks/{block}/export",
+        "/api/operator/sessions",
+    ] {
         assert!(openapi.body["paths"][path].is_object(), "{path}");
     }
 }
@@ -293,7 +505,14 @@ async fn the_page_is_served_with_a_strict_policy() {
     let wasm = call(&router, Method::GET, "/www/pkg/game_bg.wasm", None, None).await;
     assert_eq!(wasm.status, StatusCode::OK);
     assert_eq!(wasm.headers["content-type"], "application/wasm");
-    let escape = call(&router, Method::GET, "/www/../../operator-api.key", None, None).await;
+    let escape = call(
+        &router,
+        Method::GET,
+        "/www/../../operator-api.key",
+        None,
+        None,
+    )
+    .await;
     assert!(escape.status.is_client_error());
     assert!(!String::from_utf8_lossy(&escape.raw).contains(&operator_key(shared())));
 }

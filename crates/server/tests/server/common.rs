@@ -36,8 +36,11 @@ pub fn shared() -> &'static AppState {
     SHARED.get_or_init(|| {
         let dir = data_dir("shared");
         std::fs::create_dir_all(dir.join("web/www/pkg")).unwrap();
-        std::fs::write(dir.join("web/index.html"), "<!doctype html><title>Eldorado</title>")
-            .unwrap();
+        std::fs::write(
+            dir.join("web/index.html"),
+            "<!doctype html><title>Eldorado</title>",
+        )
+        .unwrap();
         std::fs::write(dir.join("web/www/pkg/game_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
         AppState::start_blocking(config(&dir)).expect("the shared server starts")
     })
@@ -74,7 +77,13 @@ pub async fn call(
     let response = router.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let headers = response.headers().clone();
-    let raw = response.into_body().collect().await.unwrap().to_bytes().to_vec();
+    let raw = response
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .to_vec();
     let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     Reply {
         status,
@@ -105,7 +114,9 @@ pub async fn play(router: &Router, token: &str, stake: u64, key: &str) -> Reply 
         Method::POST,
         "/api/sales",
         Some(token),
-        Some(&format!(r#"{{"stake_cents":{stake},"idempotency_key":"{key}"}}"#)),
+        Some(&format!(
+            r#"{{"stake_cents":{stake},"idempotency_key":"{key}"}}"#
+        )),
     )
     .await
 }

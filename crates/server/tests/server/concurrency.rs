@@ -29,8 +29,17 @@ impl Client {
         Client { sender }
     }
 
-    async fn send(&mut self, method: &str, path: &str, token: Option<&str>, body: &str) -> (StatusCode, Value) {
-        let mut request = Request::builder().method(method).uri(path).header("host", "127.0.0.1");
+    async fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: &str,
+    ) -> (StatusCode, Value) {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", "127.0.0.1");
         if let Some(token) = token {
             request = request.header("authorization", format!("Bearer {token}"));
         }
@@ -39,7 +48,10 @@ impl Client {
         let response = self.sender.send_request(request).await.unwrap();
         let status = response.status();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
     }
 }
 
@@ -63,11 +75,13 @@ async fn many_players_at_once_conserve_money() {
             let mut refused = 0;
             for i in 0..PLAYS {
                 let stake = [50, 100, 200][(p + i) % 3];
-                let body = format!(r#"{{"stake_cents":{stake},"idempotency_key":"conc-{p}-{i:04}"}}"#);
+                let body =
+                    format!(r#"{{"stake_cents":{stake},"idempotency_key":"conc-{p}-{i:04}"}}"#);
                 let (status, reply) = client.send("POST", "/api/sales", Some(&token), &body).await;
                 // Every third play is retried at once: same sale, one debit.
                 let reply = if i % 3 == 0 && status == StatusCode::OK {
-                    let (again_status, again) = client.send("POST", "/api/sales", Some(&token), &body).await;
+                    let (again_status, again) =
+                        client.send("POST", "/api/sales", Some(&token), &body).await;
                     assert_eq!(again_status, StatusCode::OK);
                     assert_eq!(again["sale"], reply["sale"]);
                     again
@@ -76,7 +90,8 @@ async fn many_players_at_once_conserve_money() {
                 };
                 match status {
                     StatusCode::OK => {
-                        let sale: SignedSale = serde_json::from_value(reply["sale"].clone()).unwrap();
+                        let sale: SignedSale =
+                            serde_json::from_value(reply["sale"].clone()).unwrap();
                         let commitment: SignedCommitment =
                             serde_json::from_value(reply["commitment"].clone()).unwrap();
                         assert!(verify_sale(&sale, &commitment, &public_key, stake).is_verified());
@@ -104,7 +119,10 @@ async fn many_players_at_once_conserve_money() {
         assert_eq!(balance + mine_stakes, 5000 + mine_prizes, "player {player}");
         for (_, sale) in &sales {
             assert_eq!(sale.sale.player, player);
-            assert!(tickets.insert((sale.sale.block, sale.sale.ticket.position)), "sold twice");
+            assert!(
+                tickets.insert((sale.sale.block, sale.sale.ticket.position)),
+                "sold twice"
+            );
         }
         balances += balance;
         stakes += mine_stakes;

@@ -4,9 +4,9 @@
 use crate::common::*;
 use axum::http::{Method, StatusCode};
 use eldorado_engine::export::{Audit, ExportHeader, ExportRow};
+use eldorado_engine::Stake;
 use eldorado_server::store::{PlayerKind, SaleOutcome, SaleRequest};
 use eldorado_server::{app, AppState};
-use eldorado_engine::Stake;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -34,10 +34,14 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     let (token, player) = demo_player(&router).await;
     let mut last = Value::Null;
     for i in 0..5 {
-        last = play(&router, &token, 50, &format!("restart-{i:03}")).await.body;
+        last = play(&router, &token, 50, &format!("restart-{i:03}"))
+            .await
+            .body;
     }
     let balance = last["balance_after_cents"].as_u64().unwrap();
-    let history = call(&router, Method::GET, "/api/history", Some(&token), None).await.body;
+    let history = call(&router, Method::GET, "/api/history", Some(&token), None)
+        .await
+        .body;
     let first_block = last["sale"]["block"].as_u64().unwrap();
     let sold_before = last["sale"]["ticket"]["position"].as_u64().unwrap() + 1;
     drop(router);
@@ -55,7 +59,9 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     assert_eq!(session.status, StatusCode::OK);
     assert_eq!(session.body["balance_cents"], balance);
-    let again = call(&router, Method::GET, "/api/history", Some(&token), None).await.body;
+    let again = call(&router, Method::GET, "/api/history", Some(&token), None)
+        .await
+        .body;
     assert_eq!(again, history);
     let next = play(&router, &token, 50, "restart-next").await.body;
     assert_eq!(next["sale"]["block"], first_block);
@@ -66,7 +72,10 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     let pending = block_of(&router, "pending", 50).await;
     assert_eq!(pending.len(), 1);
     let whale = "ext-whale";
-    state.store.create_player(whale, PlayerKind::Operator, 50 * 400_000).unwrap();
+    state
+        .store
+        .create_player(whale, PlayerKind::Operator, 50 * 400_000)
+        .unwrap();
     let store = state.store.clone();
     let remaining = 400_000 - sold_before - 1;
     let sold = tokio::task::spawn_blocking(move || {
@@ -112,7 +121,14 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     assert_eq!(block_of(&router, "sold_out", 50).await, vec![first_block]);
 
     // The sold-out block is disclosed in full and passes the engine's audit.
-    let export = call(&router, Method::GET, &format!("/api/blocks/{first_block}/export"), None, None).await;
+    let export = call(
+        &router,
+        Method::GET,
+        &format!("/api/blocks/{first_block}/export"),
+        None,
+        None,
+    )
+    .await;
     assert_eq!(export.status, StatusCode::OK);
     let mut lines = export.raw.split(|b| *b == b'\n').filter(|l| !l.is_empty());
     let header: ExportHeader = serde_json::from_slice(lines.next().unwrap()).unwrap();
@@ -127,13 +143,23 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
 
     // Money across the whole store is conserved to the cent.
     let totals = state.store.totals().unwrap();
-    assert_eq!(totals.balances_cents + totals.stakes_cents, 5000 + 50 * 400_000 + totals.prizes_cents);
+    assert_eq!(
+        totals.balances_cents + totals.stakes_cents,
+        5000 + 50 * 400_000 + totals.prizes_cents
+    );
 
     // An operator closes the open 100-cent block: its pending block opens.
     let key = operator_key(&state);
     let open100 = block_of(&router, "open", 100).await[0];
     let pending100 = block_of(&router, "pending", 100).await[0];
-    let closed = call(&router, Method::POST, &format!("/api/operator/blocks/{open100}/close"), Some(&key), None).await;
+    let closed = call(
+        &router,
+        Method::POST,
+        &format!("/api/operator/blocks/{open100}/close"),
+        Some(&key),
+        None,
+    )
+    .await;
     assert_eq!(closed.body["status"], "closed");
     let sale = play(&router, &token, 100, "after-close-1").await.body;
     assert_eq!(sale["sale"]["block"], pending100);
