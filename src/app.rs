@@ -26,6 +26,10 @@ use web_sys::{HtmlElement, KeyboardEvent};
 const DEMO_TOKEN_KEY: &str = "eldorado.demo_token";
 const PENDING_STAKE_KEY: &str = "eldorado.pending_stake";
 
+type FrameCallback = Closure<dyn FnMut(f64)>;
+/// A resize observer with the callback it must outlive.
+type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
+
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
 pub struct App {
@@ -43,10 +47,10 @@ struct Inner {
     token: RefCell<Option<String>>,
     config: RefCell<Option<Config>>,
     timing: Cell<Timing>,
-    frame: RefCell<Option<Closure<dyn FnMut(f64)>>>,
+    frame: RefCell<Option<FrameCallback>>,
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
-    resize: RefCell<Option<(web_sys::ResizeObserver, Closure<dyn FnMut()>)>>,
+    resize: RefCell<Option<Watcher>>,
     load_failed: Cell<bool>,
     history_before: Cell<Option<u64>>,
     history_items: RefCell<Vec<HistoryItem>>,
@@ -581,11 +585,15 @@ impl Inner {
         };
         set_text(&ui.play, label);
         ui.play.set_disabled(!enabled);
-        set_attr(
-            &ui.play,
-            "data-action",
-            &format!("{:?}", game.button()).to_lowercase(),
-        );
+        let action = match game.button() {
+            Button::Play => "play",
+            Button::Extra => "extra",
+            Button::RevealAll => "reveal-all",
+            Button::Buying => "buying",
+            Button::Retry => "retry",
+            Button::Disabled => "disabled",
+        };
+        set_attr(&ui.play, "data-action", action);
 
         match game.extras_left() {
             Some(left) => {

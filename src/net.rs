@@ -42,10 +42,7 @@ impl HttpBackend {
     }
 
     fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
-        let url = format!("{}{path}", self.base);
-        let token = token.map(str::to_owned);
-        let timeout = self.timeout_ms;
-        Box::pin(async move { fetch_json(&url, "GET", token.as_deref(), None, timeout).await })
+        decoded(self.request("GET", path, token, None))
     }
 
     fn post<T: DeserializeOwned + 'static>(
@@ -54,15 +51,32 @@ impl HttpBackend {
         token: Option<&str>,
         body: &impl Serialize,
     ) -> Reply<T> {
+        match to_json(body) {
+            Ok(body) => decoded(self.request("POST", path, token, Some(body))),
+            Err(error) => Box::pin(std::future::ready(Err(error))),
+        }
+    }
+
+    /// One exchange, not generic: the typed layer on top stays tiny, so the
+    /// download does not carry one copy of `fetch` per response type.
+    fn request(
+        &self,
+        method: &'static str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<String>,
+    ) -> Reply<JsValue> {
         let url = format!("{}{path}", self.base);
         let token = token.map(str::to_owned);
         let timeout = self.timeout_ms;
-        let body = to_json(body);
-        Box::pin(async move {
-            let body = body?;
-            fetch_json(&url, "POST", token.as_deref(), Some(body), timeout).await
-        })
+        Box::pin(async move { fetch_json(&url, method, token.as_deref(), body, timeout).await })
     }
+}
+
+fn decoded<T: DeserializeOwned + 'static>(reply: Reply<JsValue>) -> Reply<T> {
+    Box::pin(
+        async move { serde_wasm_bindgen::from_value(reply.await?).map_err(|_| NetError::Decode) },
+    )
 }
 
 impl Backend for HttpBackend {
@@ -110,13 +124,13 @@ fn to_json(value: &impl Serialize) -> Result<String, NetError> {
         .map_err(|_| NetError::Decode)
 }
 
-async fn fetch_json<T: DeserializeOwned>(
+async fn fetch_json(
     url: &str,
     method: &str,
     token: Option<&str>,
     body: Option<String>,
     timeout_ms: u32,
-) -> Result<T, NetError> {
+) -> Result<JsValue, NetError> {
     let window = web_sys::window().ok_or(NetError::Network)?;
     let init = web_sys::RequestInit::new();
     init.set_method(method);
@@ -158,7 +172,7 @@ async fn fetch_json<T: DeserializeOwned>(
             .map_or_else(|| format!("HTTP_{status}"), |e| e.error.code);
         return Err(NetError::Api { status, code });
     }
-    serde_wasm_bindgen::from_value(json?).map_err(|_| NetError::Decode)
+    json
 }
 
 /// A rejected `fetch`: the abort of our timeout, or any network failure.

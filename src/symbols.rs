@@ -106,6 +106,15 @@ fn chest(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
     Ok(())
 }
 
+// The browser's trigonometry: Rust's own would add a libm to the download
+// for twelve rays drawn once.
+fn cos(a: f64) -> f64 {
+    js_sys::Math::cos(a)
+}
+fn sin(a: f64) -> f64 {
+    js_sys::Math::sin(a)
+}
+
 fn sun(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
     let (c, r) = (s * 0.5, s * 0.2);
     ctx.set_fill_style_str("#ffd43b");
@@ -113,9 +122,9 @@ fn sun(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
     for k in 0..12 {
         let a = f64::from(k) * PI / 6.0;
         let (inner, outer) = (r * 1.15, s * 0.4);
-        ctx.move_to(c + inner * (a - 0.2).cos(), c + inner * (a - 0.2).sin());
-        ctx.line_to(c + outer * a.cos(), c + outer * a.sin());
-        ctx.line_to(c + inner * (a + 0.2).cos(), c + inner * (a + 0.2).sin());
+        ctx.move_to(c + inner * cos(a - 0.2), c + inner * sin(a - 0.2));
+        ctx.line_to(c + outer * cos(a), c + outer * sin(a));
+        ctx.line_to(c + inner * cos(a + 0.2), c + inner * sin(a + 0.2));
         ctx.close_path();
     }
     ctx.fill();

@@ -287,7 +287,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
                 format!(
                     "{} ({} {})",
                     format_cents_short(m, lang),
-                    t.stake.to_lowercase(),
+                    t.stake_word,
                     format_cents_short(s, lang)
                 )
             })

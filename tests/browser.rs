@@ -93,16 +93,14 @@ fn verification_rejects_a_forged_signature() {
 
     // Signed by someone else entirely.
     let (block, response) = genuine();
-    let other = FixtureBlock::new(7, 100, &[fixtures::LOSE]);
     let key = parse_public_key(&block.public_key_hex()).unwrap();
     let mut forged = response.clone();
-    let mut wrong = eldorado_engine::commit::signing_key_from_secret([9; 32]);
-    forged.sale = forged.sale.sale.clone().sign(&mut wrong).unwrap();
+    let wrong = eldorado_engine::commit::signing_key_from_secret([9; 32]);
+    forged.sale = forged.sale.sale.clone().sign(&wrong).unwrap();
     assert_eq!(
         verify(&forged, &key, 100).unwrap_err().check,
         Check::SaleSignature
     );
-    drop(other);
 }
 
 #[wasm_bindgen_test]
