@@ -27,6 +27,10 @@ pub struct ServeArgs {
     /// Most sales committed in one transaction (group commit).
     #[arg(long, default_value_t = 512)]
     max_batch: usize,
+    /// Who may embed the game in an iframe: CSP frame-ancestors sources,
+    /// e.g. "'self' https://portal.example".
+    #[arg(long, default_value = "'self'")]
+    frame_ancestors: String,
 }
 
 pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
@@ -43,6 +47,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.demo = !args.no_demo;
     config.demo_seed = args.demo_seed;
     config.max_batch = args.max_batch;
+    config.frame_ancestors = args.frame_ancestors;
     config.check()?;
     if let Some(seed) = config.demo_seed {
         eprintln!(

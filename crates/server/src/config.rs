@@ -23,6 +23,8 @@ pub struct Config {
     pub max_batch: usize,
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
+    /// CSP `frame-ancestors` sources: who may embed the game in an iframe.
+    pub frame_ancestors: String,
 }
 
 impl Config {
@@ -37,6 +39,7 @@ impl Config {
             session_ttl: Duration::from_secs(24 * 3600),
             max_batch: 512,
             body_limit: 16 * 1024,
+            frame_ancestors: "'self'".to_owned(),
         }
     }
 
@@ -48,9 +51,42 @@ impl Config {
                     .to_owned(),
             );
         }
+        let ancestors_ok = !self.frame_ancestors.trim().is_empty()
+            && self
+                .frame_ancestors
+                .chars()
+                .all(|c| c.is_ascii_graphic() && c != ';' && c != ',' || c == ' ');
+        if !ancestors_ok {
+            return Err(format!(
+                "--frame-ancestors {:?}: give CSP sources separated by spaces, e.g. \"'self' https://portal.example\"",
+                self.frame_ancestors
+            ));
+        }
         if self.max_batch == 0 {
             return Err("the sale batch size must be at least 1".to_owned());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_ancestors_cannot_inject_other_directives() {
+        let mut config = Config::new("/tmp/unused");
+        config.frame_ancestors = "'self' https://portal.example".to_owned();
+        assert!(config.check().is_ok());
+        for bad in [
+            "",
+            "   ",
+            "'self'; script-src *",
+            "https://a.example,https://b.example",
+            "x\ny",
+        ] {
+            config.frame_ancestors = bad.to_owned();
+            assert!(config.check().is_err(), "{bad:?} accepted");
+        }
     }
 }

@@ -51,13 +51,17 @@ pub fn app(state: AppState) -> Router {
         ));
     let body_limit = state.config.body_limit;
     let web_dir = state.config.web_dir.clone();
+    let csp = HeaderValue::from_str(&crate::static_files::content_security_policy(
+        &state.config.frame_ancestors,
+    ))
+    .expect("Config::check keeps frame ancestors to visible ASCII");
     let router = Router::new()
         .nest("/api", api)
         .merge(crate::static_files::router(&web_dir))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(CatchPanicLayer::custom(panic_response));
-    crate::static_files::with_security_headers(router)
+    crate::static_files::with_security_headers(router, csp)
 }
 
 async fn api_not_found() -> ApiError {

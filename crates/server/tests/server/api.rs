@@ -502,6 +502,10 @@ async fn the_page_is_served_with_a_strict_policy() {
     let csp = page.headers["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("script-src 'self' 'wasm-unsafe-eval'"));
     assert!(!csp.contains("unsafe-inline"));
+    // Embeddable by the operator's own origins only, and no header that
+    // would forbid framing outright.
+    assert!(csp.contains("frame-ancestors 'self'"), "{csp}");
+    assert!(!page.headers.contains_key("x-frame-options"));
     let wasm = call(&router, Method::GET, "/www/pkg/game_bg.wasm", None, None).await;
     assert_eq!(wasm.status, StatusCode::OK);
     assert_eq!(wasm.headers["content-type"], "application/wasm");
