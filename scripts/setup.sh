@@ -36,6 +36,12 @@ apt_install() {
     if [ "$apt_updated" = false ]; then as_root apt-get update -qq; apt_updated=true; fi
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
 }
+# wasm-pack would try to download wasm-opt, which fails here: Debian's
+# binaryen is used instead (Cargo.toml passes it the features rustc emits).
+if ! command -v wasm-opt >/dev/null; then
+    say "installing binaryen (wasm-opt)"
+    apt_install binaryen
+fi
 if [ "$want_browser" = true ]; then
     if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
         say "installing Chromium and chromedriver"
