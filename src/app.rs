@@ -361,6 +361,7 @@ impl Inner {
     }
 
     fn press(this: &Rc<Inner>) {
+        this.sound.borrow_mut().unlock();
         let commands = this.game.borrow_mut().press(new_idempotency_key);
         Inner::run(this, commands);
     }

@@ -6,7 +6,8 @@ use crate::api::{Config, Odds, PrizeRow, SaleResponse};
 use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::{
-    evaluate_grids, Commitment, Grid, Sale, Salt, SignedCommitment, SignedSale, SigningKey, Ticket,
+    evaluate_grids, Commitment, Grid, Hash, Sale, Salt, SignedCommitment, SignedSale, SigningKey,
+    Ticket,
 };
 
 /// A losing main grid.
@@ -43,6 +44,12 @@ impl FixtureBlock {
     ///
     /// Panics on grids that break the rules: fixtures are written by hand.
     pub fn new(block: u64, stake_cents: u64, tickets: &[&[&str]]) -> FixtureBlock {
+        FixtureBlock::padded(block, stake_cents, tickets, tickets.len() as u32)
+    }
+
+    /// Like [`FixtureBlock::new`], in a tree of `size` leaves (the rest are
+    /// stand-in hashes), so proofs are as long as in a real 400,000-ticket block.
+    pub fn padded(block: u64, stake_cents: u64, tickets: &[&[&str]], size: u32) -> FixtureBlock {
         let key = signing_key_from_secret(SECRET);
         let tickets: Vec<Ticket> = tickets
             .iter()
@@ -63,9 +70,15 @@ impl FixtureBlock {
                 }
             })
             .collect();
-        let tree = MerkleTree::build(tickets.iter().map(|t| leaf_hash(block, t)).collect());
-        let commitment =
-            Commitment::new(block, stake_cents, tickets.len() as u32, tree.root()).sign(&key);
+        let size = size.max(tickets.len() as u32);
+        let mut leaves: Vec<Hash> = tickets.iter().map(|t| leaf_hash(block, t)).collect();
+        leaves.extend((leaves.len() as u32..size).map(|i| {
+            let mut filler = [0u8; 32];
+            filler[..4].copy_from_slice(&i.to_be_bytes());
+            Hash(filler)
+        }));
+        let tree = MerkleTree::build(leaves);
+        let commitment = Commitment::new(block, stake_cents, size, tree.root()).sign(&key);
         FixtureBlock {
             key,
             block,
@@ -85,7 +98,7 @@ impl FixtureBlock {
         Sale {
             sale_id,
             block: self.block,
-            tickets: self.tickets.len() as u32,
+            tickets: self.commitment.commitment.tickets,
             ticket: self.tickets[index].clone(),
             proof: self.tree.proof(position).expect("position in block"),
             player: PLAYER.to_owned(),

@@ -66,3 +66,43 @@ pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
     let app = app::App::mount(&root, launch, backend)?;
     Ok(GameHandle { _app: app })
 }
+
+/// A genuine sale from a 400,000-leaf block and its key, to time
+/// verification in a real browser (`www/bench/`). Built only with the
+/// `bench` feature.
+#[cfg(feature = "bench")]
+#[wasm_bindgen]
+pub struct BenchCase {
+    response: api::SaleResponse,
+    key: eldorado_engine::PublicKeyBytes,
+}
+
+#[cfg(feature = "bench")]
+#[wasm_bindgen]
+impl BenchCase {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<BenchCase, JsValue> {
+        let block = fixtures::FixtureBlock::padded(
+            1,
+            100,
+            &[fixtures::EXTRA_2_WIN_10],
+            eldorado_engine::prize_table::BLOCK_TICKETS,
+        );
+        let key = verification::parse_public_key(&block.public_key_hex())
+            .map_err(|r| JsValue::from_str(&r.reason))?;
+        Ok(BenchCase {
+            response: block.response(0, 1, 5000),
+            key,
+        })
+    }
+
+    /// Hashes in the Merkle proof (19 for 400,000 tickets).
+    pub fn proof_len(&self) -> usize {
+        self.response.sale.sale.proof.len()
+    }
+
+    /// Everything the game checks before showing a sale.
+    pub fn verify_once(&self) -> bool {
+        verification::verify(&self.response, &self.key, 100).is_ok()
+    }
+}

@@ -31,6 +31,15 @@ impl Sound {
         save_pref(MUTED_KEY, Some(if self.muted { "1" } else { "0" }));
     }
 
+    /// Called from a press (a user gesture): browsers let audio start only
+    /// then, and the sounds come later, at the end of the reveal.
+    pub fn unlock(&mut self) {
+        if self.muted || self.context.is_some() {
+            return;
+        }
+        self.context = AudioContext::new().ok();
+    }
+
     pub fn play(&mut self, cue: Cue) {
         if self.muted {
             return;
@@ -49,12 +58,6 @@ impl Sound {
         };
         // Sound is a comfort: any failure of the audio stack stays silent.
         let _ = self.tones(notes, cue == Cue::Refused);
-    }
-
-    pub fn tick(&mut self) {
-        if !self.muted {
-            let _ = self.tones(&[(880.0, 0.0, 0.03)], false);
-        }
     }
 
     fn tones(

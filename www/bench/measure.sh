@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Measures the browser game's budget (docs/BENCHMARKS.md, "## Browser"):
+#  1. first download, gzip-compressed: HTML, CSS, JS glue, wasm (+ icon);
+#  2. time to verify one sale in headless Chromium.
+# Usage: www/bench/measure.sh   (from anywhere; needs wasm-pack, chromium)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/work/target-web}
+
+echo "== size (release bundle, gzip -6 / -9)"
+www/build.sh >/dev/null 2>&1
+total6=0; total9=0
+for f in index.html www/main.js www/style.css www/icon.svg www/pkg/eldorado_web.js www/pkg/eldorado_web_bg.wasm; do
+  raw=$(wc -c <"$f"); g6=$(gzip -6 -c "$f" | wc -c); g9=$(gzip -9 -c "$f" | wc -c)
+  total6=$((total6 + g6)); total9=$((total9 + g9))
+  printf "%-30s %8d raw %8d gz-6 %8d gz-9\n" "$f" "$raw" "$g6" "$g9"
+done
+printf "%-30s %8s     %8d gz-6 %8d gz-9  (budget 150 KB = 153600 bytes)\n" "TOTAL" "" "$total6" "$total9"
+
+echo "== speed (verify one sale, headless Chromium)"
+work=$(mktemp -d)
+trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+wasm-pack build --profile wasm-release --target web --out-dir "$work/pkg" --no-typescript --no-pack . -- -p eldorado-web --features bench >/dev/null 2>&1
+# Same optimisation as the shipped bundle.
+opt=${WASM_OPT:-/opt/binaryen-npm/node_modules/.bin/wasm-opt}
+if [ -x "$opt" ]; then
+  "$opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+    --enable-reference-types --enable-multivalue "$work/pkg/eldorado_web_bg.wasm" -o "$work/pkg/eldorado_web_bg.wasm"
+fi
+cp www/bench/bench.html www/bench/bench.js "$work/"
+port=$((20000 + RANDOM % 20000))
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$work" >/dev/null 2>&1 &
+server=$!
+sleep 1
+timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
+  --disable-sync --no-first-run --enable-logging=stderr --v=0 "http://127.0.0.1:$port/bench.html" 2>&1 \
+  | grep -m1 -o 'RESULT verify[^"]*\|ERROR [^"]*' || true
