@@ -1,6 +1,29 @@
 #!/usr/bin/env bash
-# Builds the browser game's release bundle into www/pkg/, with the size-tuned
-# `wasm-release` profile (the native `release` profile stays tuned for speed).
+# Builds the browser game's release bundle into www/pkg/: wasm-pack with the
+# size-tuned `wasm-release` profile (the native `release` profile stays tuned
+# for speed), then wasm-opt -Oz from binaryen >= 116 (scripts/setup.sh
+# installs it; Debian's 108 breaks wasm-bindgen's externref table).
+#   WASM_OPT=/path/to/wasm-opt scripts/build-web.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-wasm-pack build --profile wasm-release --target web --out-dir www/pkg --no-typescript --no-pack
+
+wasm-pack build --profile wasm-release --target web --out-dir www/pkg --no-typescript --no-pack . -- -p eldorado-web
+
+tools=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}
+pick_wasm_opt() {
+    for candidate in "${WASM_OPT:-}" "$tools/binaryen/node_modules/.bin/wasm-opt" "$(command -v wasm-opt || true)"; do
+        [ -n "$candidate" ] && [ -x "$candidate" ] || continue
+        version=$("$candidate" --version 2>/dev/null | grep -o '[0-9]\+' | head -1)
+        if [ "${version:-0}" -ge 116 ]; then echo "$candidate"; return; fi
+    done
+}
+wasm_opt=$(pick_wasm_opt)
+if [ -z "$wasm_opt" ]; then
+    echo "build-web: no wasm-opt >= 116 (run scripts/setup.sh); the bundle works but is over its size budget" >&2
+    exit 0
+fi
+wasm=www/pkg/eldorado_web_bg.wasm
+"$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue "$wasm" -o "$wasm.opt"
+mv "$wasm.opt" "$wasm"
+echo "build-web: optimised with $wasm_opt: $(wc -c <"$wasm") bytes"

@@ -36,20 +36,22 @@ apt_install() {
     if [ "$apt_updated" = false ]; then as_root apt-get update -qq; apt_updated=true; fi
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
 }
-# wasm-pack would try to download wasm-opt, which fails here: Debian's
-# binaryen is used instead (Cargo.toml passes it the features rustc emits).
-if ! command -v wasm-opt >/dev/null; then
-    say "installing binaryen (wasm-opt)"
-    apt_install binaryen
+# The bundle is shrunk with wasm-opt from binaryen >= 116 (Debian's 108
+# breaks wasm-bindgen's output): binaryen's npm package, kept in a tools
+# folder outside the repository.
+if ! command -v npm >/dev/null; then
+    say "installing Node.js and npm (for binaryen's wasm-opt)"
+    apt_install nodejs npm
+fi
+tools=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}
+if [ ! -x "$tools/binaryen/node_modules/.bin/wasm-opt" ]; then
+    say "installing binaryen 132 (wasm-opt) into $tools/binaryen"
+    npm install --silent --no-audit --no-fund --prefix "$tools/binaryen" binaryen@132
 fi
 if [ "$want_browser" = true ]; then
     if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
         say "installing Chromium and chromedriver"
         apt_install chromium chromium-driver
-    fi
-    if ! command -v node >/dev/null; then
-        say "installing Node.js for the end-to-end test"
-        apt_install nodejs npm
     fi
 fi
 say "ready"

@@ -5,10 +5,9 @@
 # Usage: www/bench/measure.sh   (from anywhere; needs wasm-pack, chromium)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/work/target-web}
 
 echo "== size (release bundle, gzip -6 / -9)"
-www/build.sh >/dev/null 2>&1
+scripts/build-web.sh >/dev/null 2>&1
 total6=0; total9=0
 for f in index.html www/main.js www/style.css www/icon.svg www/pkg/eldorado_web.js www/pkg/eldorado_web_bg.wasm; do
   raw=$(wc -c <"$f"); g6=$(gzip -6 -c "$f" | wc -c); g9=$(gzip -9 -c "$f" | wc -c)
@@ -22,7 +21,7 @@ work=$(mktemp -d)
 trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 wasm-pack build --profile wasm-release --target web --out-dir "$work/pkg" --no-typescript --no-pack . -- -p eldorado-web --features bench >/dev/null 2>&1
 # Same optimisation as the shipped bundle.
-opt=${WASM_OPT:-/opt/binaryen-npm/node_modules/.bin/wasm-opt}
+opt=${WASM_OPT:-${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/binaryen/node_modules/.bin/wasm-opt}
 if [ -x "$opt" ]; then
   "$opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types --enable-multivalue "$work/pkg/eldorado_web_bg.wasm" -o "$work/pkg/eldorado_web_bg.wasm"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# End-to-end test of the game (issue 5): the real server on a seeded block
+# and the wasm page in headless Chromium, through chromedriver.
+# Builds the wasm bundle and the server, then runs crates/e2e.
+#   scripts/e2e.sh                 everything
+#   scripts/e2e.sh tampered        only the tests whose name matches
+# Screenshots and logs: target/e2e/.
+# Needs Chromium and chromedriver (scripts/setup.sh --test installs them);
+# CHROMIUM and CHROMEDRIVER override their paths.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for tool in chromedriver chromium; do
+    var=$(echo "$tool" | tr '[:lower:]' '[:upper:]')
+    path=${!var:-/usr/bin/$tool}
+    if [ ! -x "$path" ]; then
+        echo "e2e: $path not found: run scripts/setup.sh --test, or set $var" >&2
+        exit 1
+    fi
+done
+
+scripts/build-web.sh
+cargo build -p eldorado-cli
+# The binary of this build, wherever CARGO_TARGET_DIR puts it.
+target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+export ELDORADO_BIN="$target_dir/debug/eldorado"
+
+rm -rf target/e2e
+started=$(date +%s)
+# The tests are #[ignore]d so that a plain `cargo test --workspace` (which
+# builds neither the bundle nor the server) skips them; one at a time, as
+# each starts its own server and browser on two cores.
+cargo test -p eldorado-e2e -- --ignored --test-threads=1 "$@"
+echo "e2e: passed in $(( $(date +%s) - started )) s; screenshots in target/e2e/"
