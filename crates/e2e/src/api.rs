@@ -1,0 +1,181 @@
+//! The game server's API as the test reads it, straight from the server
+//! (never through the tampering proxy): the source of truth that the page
+//! is compared with.
+
+use bytes::Bytes;
+use eldorado_engine::{PublicKeyBytes, SignedCommitment, SignedSale};
+use http_body_util::{BodyExt, Full};
+use hyper::{Method, Request, StatusCode};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+pub fn http_client() -> HttpClient {
+    Client::builder(TokioExecutor::new()).build_http()
+}
+
+#[derive(Clone)]
+pub struct Api {
+    base: String,
+    http: HttpClient,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Config {
+    pub public_key: String,
+    pub demo: bool,
+    pub starting_balance_cents: u64,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Session {
+    pub player_id: String,
+    pub balance_cents: u64,
+    pub unrevealed: Option<SaleResponse>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SaleResponse {
+    pub sale: SignedSale,
+    pub commitment: SignedCommitment,
+    pub balance_before_cents: u64,
+    pub balance_after_cents: u64,
+    pub revealed: u32,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HistoryItem {
+    pub sale_id: u64,
+    pub block: u64,
+    pub position: u32,
+    pub stake_cents: u64,
+    pub prize_cents: u64,
+    pub extras: u8,
+    pub status: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HistoryPage {
+    pub items: Vec<HistoryItem>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BlockInfo {
+    pub commitment: SignedCommitment,
+    pub status: String,
+    pub sold: u64,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BlockList {
+    pub blocks: Vec<BlockInfo>,
+}
+
+impl Api {
+    pub fn new(base: &str) -> Api {
+        Api {
+            base: base.trim_end_matches('/').to_owned(),
+            http: http_client(),
+        }
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// Status and body of a GET, or the transport error as text.
+    pub async fn get_raw(
+        &self,
+        path: &str,
+        token: Option<&str>,
+    ) -> Result<(StatusCode, Bytes), String> {
+        let mut request = Request::builder()
+            .method(Method::GET)
+            .uri(format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let request = request
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| e.to_string())?;
+        let response = self
+            .http
+            .request(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?
+            .to_bytes();
+        Ok((status, body))
+    }
+
+    async fn get<T: DeserializeOwned>(&self, path: &str, token: Option<&str>) -> T {
+        let (status, body) = self
+            .get_raw(path, token)
+            .await
+            .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+        assert!(
+            status.is_success(),
+            "GET {path}: {status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        serde_json::from_slice(&body).unwrap_or_else(|e| {
+            panic!(
+                "GET {path}: unexpected body ({e}): {}",
+                String::from_utf8_lossy(&body)
+            )
+        })
+    }
+
+    pub async fn config(&self) -> Config {
+        self.get("/api/config", None).await
+    }
+
+    pub async fn public_key(&self) -> PublicKeyBytes {
+        let config = self.config().await;
+        PublicKeyBytes::from_hex(&config.public_key).expect("operator key in /api/config")
+    }
+
+    pub async fn blocks(&self) -> Vec<BlockInfo> {
+        self.get::<BlockList>("/api/blocks", None).await.blocks
+    }
+
+    /// The block of `stake_cents` on sale now.
+    pub async fn open_block(&self, stake_cents: u64) -> BlockInfo {
+        let blocks = self.blocks().await;
+        let mut open: Vec<BlockInfo> = blocks
+            .into_iter()
+            .filter(|b| b.status == "open" && b.commitment.commitment.stake_cents == stake_cents)
+            .collect();
+        assert_eq!(
+            open.len(),
+            1,
+            "exactly one open block of {stake_cents} cents"
+        );
+        open.remove(0)
+    }
+
+    pub async fn session(&self, token: &str) -> Session {
+        self.get("/api/session", Some(token)).await
+    }
+
+    /// The player's sales, newest first.
+    pub async fn history(&self, token: &str, limit: u32) -> Vec<HistoryItem> {
+        self.get::<HistoryPage>(&format!("/api/history?limit={limit}"), Some(token))
+            .await
+            .items
+    }
+
+    pub async fn sale(&self, token: &str, sale_id: u64) -> SaleResponse {
+        self.get(&format!("/api/sales/{sale_id}"), Some(token))
+            .await
+    }
+}

@@ -1,0 +1,69 @@
+//! Where the repository, the server binary and the run's outputs are.
+
+use std::path::PathBuf;
+
+/// The repository root: the server serves `index.html` and `www/` from it.
+pub fn repo_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .parent()
+        .and_then(|crates| crates.parent())
+        .map(PathBuf::from)
+        .expect("crates/e2e sits two levels below the repository root")
+}
+
+/// Screenshots and logs of the run: `$E2E_OUT`, else `target/e2e/` of the
+/// repository (kept there whatever `CARGO_TARGET_DIR` says, so that they are
+/// always found at the same place).
+pub fn out_dir() -> PathBuf {
+    let dir = std::env::var_os("E2E_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target").join("e2e"));
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// The `eldorado` binary: `$ELDORADO_BIN` (scripts/e2e.sh sets it), else the
+/// one built next to this test in the same target directory.
+pub fn eldorado_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("ELDORADO_BIN") {
+        return PathBuf::from(path);
+    }
+    // The test runs as target/<profile>/deps/<test>-<hash>.
+    let exe = std::env::current_exe().expect("path of the running test");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("test binary inside target/<profile>/deps");
+    let bin = profile_dir.join("eldorado");
+    assert!(
+        bin.is_file(),
+        "{} is missing: run scripts/e2e.sh, or `cargo build -p eldorado-cli` first, \
+         or point ELDORADO_BIN at the eldorado binary",
+        bin.display()
+    );
+    bin
+}
+
+pub fn chromedriver_bin() -> PathBuf {
+    std::env::var_os("CHROMEDRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromedriver"))
+}
+
+pub fn chromium_bin() -> PathBuf {
+    std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
+/// Fails early, with the fix, when the wasm bundle was never built.
+pub fn check_web_bundle() {
+    let bundle = repo_root().join("www/pkg/eldorado_web.js");
+    assert!(
+        bundle.is_file(),
+        "{} is missing: run scripts/build-web.sh (scripts/e2e.sh does it)",
+        bundle.display()
+    );
+}
