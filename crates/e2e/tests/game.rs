@@ -499,6 +499,7 @@ async fn reload_mid_reveal(game: &mut Game<'_>) {
             "the sale was settled at once, whatever the reveal"
         );
         if sold.status == "revealed" {
+            eprintln!("the reveal ended before the reload landed: trying the next ticket");
             assert_eq!(state.resume, None, "nothing to finish: {state:#?}");
             game.player.balance = after;
             continue;
