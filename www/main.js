@@ -10,6 +10,9 @@ async function main() {
     await init();
     game = launch(root);
   } catch (error) {
+    // Kept for whoever opens the console (and the end-to-end logs); the
+    // player gets the plain message below.
+    console.error("Eldorado failed to start:", error);
     const english = new URLSearchParams(location.search).get("lang") === "en";
     root.textContent = english
       ? "The game could not start in this browser. Please update it or try another one."

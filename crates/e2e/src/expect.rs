@@ -2,23 +2,15 @@
 //! the seeded block the server sells from, and the French and English
 //! texts of amounts, grids and outcomes.
 
-use eldorado_engine::{
-    generate_block, Block, BlockRng, Params, SeedableRng, Stake, Symbol, Ticket,
-};
-use sha2::{Digest, Sha256};
+use eldorado_engine::generate::demo_rng;
+use eldorado_engine::{generate_block, Block, Params, Stake, Symbol, Ticket};
 
-/// The block `eldorado serve --demo-seed seed` generates as block `id`.
-///
-/// This repeats the server's demo derivation (crates/server/src/blocks.rs:
-/// SHA-256 of a tag, the seed and the block id). The caller compares the
-/// root with the server's signed commitment, so a change on either side
-/// fails loudly instead of making the test compare against the wrong tickets.
+/// The block `eldorado serve --demo-seed seed` generates as block `id`,
+/// from the engine's `demo_rng` as the server does. The caller still
+/// compares the root with the server's signed commitment, so any drift fails
+/// loudly instead of making the test compare against the wrong tickets.
 pub fn demo_block(seed: u64, id: u64, stake: Stake) -> Block {
-    let mut hasher = Sha256::new();
-    hasher.update(b"ELDORADO-DEMO-SEED-V1");
-    hasher.update(seed.to_be_bytes());
-    hasher.update(id.to_be_bytes());
-    let mut rng = BlockRng::from_seed(hasher.finalize().into());
+    let mut rng = demo_rng(seed, id);
     generate_block(id, stake, &Params::default(), &mut rng).expect("default parameters are valid")
 }
 

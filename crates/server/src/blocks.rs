@@ -4,9 +4,9 @@
 
 use crate::keys::os_random;
 use crate::store::{BlockStatus, Store, StoreError};
+use eldorado_engine::generate::demo_rng;
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::{generate_block, BlockRng, Hash, Params, SeedableRng, SigningKey, Stake};
-use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -40,14 +40,6 @@ pub struct BlockBook {
     old: Mutex<VecDeque<(u64, Arc<MerkleTree>)>>,
     /// Stakes whose next block is being generated.
     generating: Mutex<HashSet<u64>>,
-}
-
-fn demo_rng(n: u64, block: u64) -> BlockRng {
-    let mut hasher = Sha256::new();
-    hasher.update(b"ELDORADO-DEMO-SEED-V1");
-    hasher.update(n.to_be_bytes());
-    hasher.update(block.to_be_bytes());
-    BlockRng::from_seed(hasher.finalize().into())
 }
 
 impl BlockBook {

@@ -17,8 +17,11 @@ use crate::ticket::{Ticket, MAX_EXTRAS};
 use lines::{build_grid, LineKind, Palette};
 use rand::distr::{weighted::WeightedIndex, Distribution};
 use rand::seq::SliceRandom;
+use rand::SeedableRng;
 use rand::{CryptoRng, Rng};
+use rand_chacha::ChaCha20Rng as BlockRng;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 /// The free choices of SPEC §5, with its defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,6 +267,18 @@ impl Block {
     pub fn proof(&self, position: u32) -> Result<Vec<Hash>, ProofError> {
         self.tree.proof(position)
     }
+}
+
+/// The generator for block `block` of a demo run seeded with `seed`
+/// (`eldorado serve --demo-seed`): SHA-256 of `"ELDORADO-DEMO-SEED-V1" ||
+/// seed u64 || block u64` seeds ChaCha20. Every ticket is then predictable,
+/// which is the point for tests and the danger anywhere else.
+pub fn demo_rng(seed: u64, block: u64) -> BlockRng {
+    let mut hasher = Sha256::new();
+    hasher.update(b"ELDORADO-DEMO-SEED-V1");
+    hasher.update(seed.to_be_bytes());
+    hasher.update(block.to_be_bytes());
+    BlockRng::from_seed(hasher.finalize().into())
 }
 
 /// Generates block `id` at `stake`. `rng` must be a CSPRNG seeded from the
