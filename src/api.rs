@@ -1,4 +1,4 @@
-//! The JSON shapes of docs/API-CONTRACT.md. Signed objects are the engine's
+//! The JSON shapes of docs/PROTOCOL.md (Part II). Signed objects are the engine's
 //! own serde types, never re-declared here.
 
 use eldorado_engine::{SignedCommitment, SignedSale};

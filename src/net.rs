@@ -1,5 +1,5 @@
 //! The network seam: the game talks to a [`Backend`]; [`HttpBackend`] is
-//! the real server of docs/API-CONTRACT.md, tests plug in an in-memory one.
+//! the real server of docs/PROTOCOL.md (Part II), tests plug in an in-memory one.
 
 use crate::api::{
     BlockList, BuyRequest, Config, ErrorBody, HistoryPage, NetError, RevealAck, RevealRequest,

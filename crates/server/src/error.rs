@@ -1,6 +1,6 @@
 //! The one error type of the HTTP API: `{"error": {"code", "message"}}`.
 //!
-//! Codes are stable (docs/API.md); messages are for humans. Internal causes
+//! Codes are stable (docs/PROTOCOL.md, Part II); messages are for humans. Internal causes
 //! are logged and never sent: the client only sees `INTERNAL`.
 
 use axum::http::StatusCode;

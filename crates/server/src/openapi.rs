@@ -1,5 +1,5 @@
 //! The OpenAPI 3 document of the whole API, served at `/api/openapi.json`.
-//! Written by hand from docs/API-CONTRACT.md; a test checks every route
+//! Written by hand from docs/PROTOCOL.md (Part II); a test checks every route
 //! of the router is in it.
 
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! The HTTP API of docs/API-CONTRACT.md and the extractors that turn every
+//! The HTTP API of docs/PROTOCOL.md (Part II) and the extractors that turn every
 //! client mistake into a 4xx `ApiError` before any handler runs.
 
 mod operator;

@@ -1,4 +1,4 @@
-//! Response bodies of docs/API-CONTRACT.md. Engine types keep their engine
+//! Response bodies of docs/PROTOCOL.md (Part II). Engine types keep their engine
 //! serde form; nothing is serialized by hand.
 
 use crate::store::{BlockRecord, BlockStatus, SaleRecord};
