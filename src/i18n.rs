@@ -115,11 +115,11 @@ impl Lang {
         match self {
             Lang::Fr => format!(
                 "Ce ticket a échoué à la vérification « {name} » : il n'est pas affiché. \
-                 Ne rejouez pas et contactez l'opérateur du jeu."
+                 Signalez-le à l'opérateur du jeu."
             ),
             Lang::En => format!(
                 "This ticket failed the check \"{name}\": it is not shown. \
-                 Do not play again and contact the game operator."
+                 Please report it to the game operator."
             ),
         }
     }
