@@ -346,22 +346,7 @@ async fn a_demo_player_plays_known_tickets_in_chromium() {
         })
         .await;
     assert_eq!(state.history_summary.as_deref(), Some("Historique"));
-    for (row, position) in state
-        .history_rows
-        .iter()
-        .zip(game.player.bought.iter().rev())
-    {
-        let ticket = &tickets[*position as usize];
-        assert_eq!(
-            row.cells[1..4],
-            [
-                money(STAKE, Lang::Fr),
-                expect::history_result(ticket.prize_cents, Lang::Fr),
-                "dévoilé".to_owned()
-            ],
-            "history row of ticket {position}"
-        );
-    }
+    assert_history_rows(&state, &game.player.bought, tickets, Lang::Fr, "dévoilé");
     for index in [first_win, first_extra] {
         let row = &state.history_rows[played - 1 - index];
         open_from_history(
@@ -400,23 +385,32 @@ async fn a_demo_player_plays_known_tickets_in_chromium() {
     let state = browser
         .wait("the English history", |s| s.history_rows.len() == rows)
         .await;
-    for (row, position) in state
-        .history_rows
-        .iter()
-        .zip(game.player.bought.iter().rev())
-    {
+    assert_history_rows(&state, &game.player.bought, tickets, Lang::En, "revealed");
+    browser.screenshot("english").await;
+    browser.close().await;
+}
+
+/// Each history row, newest first, shows its ticket's stake, result and
+/// status (`status`: the language's word for a revealed ticket).
+fn assert_history_rows(
+    state: &PageState,
+    bought: &[u32],
+    tickets: &[Ticket],
+    lang: Lang,
+    status: &str,
+) {
+    for (row, position) in state.history_rows.iter().zip(bought.iter().rev()) {
         let ticket = &tickets[*position as usize];
         assert_eq!(
             row.cells[1..4],
             [
-                money(STAKE, Lang::En),
-                expect::history_result(ticket.prize_cents, Lang::En),
-                "revealed".to_owned()
-            ]
+                money(STAKE, lang),
+                expect::history_result(ticket.prize_cents, lang),
+                status.to_owned()
+            ],
+            "history row of ticket {position}"
         );
     }
-    browser.screenshot("english").await;
-    browser.close().await;
 }
 
 /// Plays the ticket with Extras: the window, the Extra zone and the

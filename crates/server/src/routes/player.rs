@@ -17,6 +17,15 @@ use serde_json::Value;
 const DEFAULT_HISTORY: u32 = 20;
 const MAX_HISTORY: u32 = 100;
 
+/// The player's own sale (blocking). Another player's sale is NOT_FOUND,
+/// like a missing one, so ids reveal nothing about other players.
+fn own_sale(state: &AppState, player_id: &str, sale_id: u64) -> Result<SaleRecord, ApiError> {
+    state
+        .store
+        .sale(player_id, sale_id)?
+        .ok_or_else(|| ApiError::not_found("sale"))
+}
+
 /// Signs a recorded sale into its response body (blocking).
 pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleBody, ApiError> {
     Ok(SaleBody {
@@ -177,10 +186,7 @@ pub async fn sale(
     let sale_id = path_id(&sale_id, "sale")?;
     let body = state
         .blocking(move |state| {
-            let record = state
-                .store
-                .sale(&session.player_id, sale_id)?
-                .ok_or_else(|| ApiError::not_found("sale"))?;
+            let record = own_sale(state, &session.player_id, sale_id)?;
             sale_body(state, &record)
         })
         .await?;
@@ -201,10 +207,7 @@ pub async fn reveal(
     let sale_id = path_id(&sale_id, "sale")?;
     let body = state
         .blocking(move |state| {
-            let record = state
-                .store
-                .sale(&session.player_id, sale_id)?
-                .ok_or_else(|| ApiError::not_found("sale"))?;
+            let record = own_sale(state, &session.player_id, sale_id)?;
             if body.revealed > record.grid_count() {
                 return Err(ApiError::BadRequest(format!(
                     "this ticket has {} grids: revealed must be 0..={}",
