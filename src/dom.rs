@@ -1,5 +1,6 @@
 //! Small helpers over web-sys, and event listeners removed when dropped.
 
+use crate::console::LogFailure;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Element, EventTarget, HtmlElement, Window};
@@ -54,8 +55,9 @@ pub fn set_text(element: &Element, text: &str) {
 
 pub fn set_attr(element: &Element, name: &str, value: &str) {
     if element.get_attribute(name).as_deref() != Some(value) {
-        // Attribute names here are constants: setting one cannot fail.
-        let _ = element.set_attribute(name, value);
+        element
+            .set_attribute(name, value)
+            .log_failure("setting an attribute");
     }
 }
 
@@ -91,9 +93,9 @@ impl Listener {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        let _ = self
-            .target
-            .remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref());
+        self.target
+            .remove_event_listener_with_callback(self.kind, self.closure.as_ref().unchecked_ref())
+            .log_failure("removing an event listener");
     }
 }
 
@@ -109,9 +111,11 @@ pub fn load_pref(key: &str) -> Option<String> {
 
 pub fn save_pref(key: &str, value: Option<&str>) {
     if let Some(storage) = storage() {
-        let _ = match value {
+        // A full or refused storage only costs the comfort, but says so.
+        match value {
             Some(value) => storage.set_item(key, value),
             None => storage.remove_item(key),
-        };
+        }
+        .log_failure("saving a preference");
     }
 }

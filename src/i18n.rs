@@ -3,7 +3,7 @@
 //! Texts are struct fields rather than lookup keys, so a missing translation
 //! is a compile error, never a blank or a raw key on screen.
 
-use crate::money::format_cents;
+use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;
 use eldorado_engine::Symbol;
 
@@ -34,6 +34,18 @@ impl Lang {
         }
     }
 
+    /// How this language writes amounts and decimals.
+    pub fn money_notation(self) -> Notation {
+        match self {
+            Lang::Fr => Notation::FRENCH,
+            Lang::En => Notation::ENGLISH,
+        }
+    }
+
+    fn amount(self, cents: u64) -> String {
+        format_cents(cents, self.money_notation())
+    }
+
     pub fn texts(self) -> &'static Texts {
         match self {
             Lang::Fr => &FR,
@@ -42,7 +54,7 @@ impl Lang {
     }
 
     pub fn you_win(self, cents: u64) -> String {
-        let amount = format_cents(cents, self);
+        let amount = self.amount(cents);
         match self {
             Lang::Fr => format!("Vous gagnez {amount}"),
             Lang::En => format!("You win {amount}"),
@@ -67,7 +79,7 @@ impl Lang {
     }
 
     pub fn insufficient_funds(self, stake: u64, balance: u64) -> String {
-        let (stake, balance) = (format_cents(stake, self), format_cents(balance, self));
+        let (stake, balance) = (self.amount(stake), self.amount(balance));
         match self {
             Lang::Fr => format!(
                 "Mise refusée : {stake} dépasse vos disponibilités ({balance}). Choisissez une mise plus petite."
@@ -80,7 +92,7 @@ impl Lang {
 
     /// What the live region says once a ticket is fully revealed.
     pub fn outcome_announcement(self, prize: u64, balance: u64) -> String {
-        let balance = format_cents(balance, self);
+        let balance = self.amount(balance);
         match (self, prize) {
             (Lang::Fr, 0) => {
                 format!("Perdu : ce ticket ne gagne rien. Disponibilités : {balance}.")
@@ -88,11 +100,11 @@ impl Lang {
             (Lang::En, 0) => format!("No win: this ticket wins nothing. Balance: {balance}."),
             (Lang::Fr, _) => format!(
                 "Gagné : vous gagnez {}. Disponibilités : {balance}.",
-                format_cents(prize, self)
+                self.amount(prize)
             ),
             (Lang::En, _) => format!(
                 "Winner: you win {}. Balance: {balance}.",
-                format_cents(prize, self)
+                self.amount(prize)
             ),
         }
     }

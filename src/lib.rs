@@ -10,6 +10,7 @@
 pub mod api;
 pub mod app;
 pub mod board;
+pub mod console;
 pub mod dom;
 pub mod fixtures;
 pub mod game;
@@ -24,6 +25,7 @@ pub mod symbols;
 pub mod ui;
 pub mod verification;
 
+use console::LogFailure;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -55,7 +57,8 @@ pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
         launch::Launch::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), &origin);
     if let Some(doc) = root.owner_document() {
         if let Some(html) = doc.document_element() {
-            let _ = html.set_attribute("lang", launch.lang.code());
+            html.set_attribute("lang", launch.lang.code())
+                .log_failure("setting the page language");
         }
         doc.set_title(match launch.lang {
             i18n::Lang::Fr => "Eldorado — jeu instantané",

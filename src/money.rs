@@ -1,33 +1,67 @@
 //! Amounts in integer cents turned into text, with integer arithmetic only.
+//!
+//! This module knows notations, not languages: `i18n` picks the notation of
+//! each language, so the dependency runs one way (`i18n` → `money`).
 
-use crate::i18n::Lang;
+/// How amounts and decimals are written: the marks, and where the euro sign
+/// goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Notation {
+    pub decimal_mark: char,
+    pub group_separator: char,
+    pub sign: SignPlace,
+}
 
-/// French groups thousands with a narrow no-break space and puts a no-break
-/// space before the sign, so "1 000,50 €" never wraps inside an amount.
-const FR_GROUP: char = '\u{202F}';
-const FR_BEFORE_SIGN: char = '\u{A0}';
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignPlace {
+    /// `€1.50`
+    Before,
+    /// `1,50 €`, joined by this separator.
+    After(char),
+}
+
+impl Notation {
+    /// French groups thousands with a narrow no-break space and puts a
+    /// no-break space before the sign, so "1 000,50 €" never wraps inside an
+    /// amount.
+    pub const FRENCH: Notation = Notation {
+        decimal_mark: ',',
+        group_separator: '\u{202F}',
+        sign: SignPlace::After('\u{A0}'),
+    };
+
+    pub const ENGLISH: Notation = Notation {
+        decimal_mark: '.',
+        group_separator: ',',
+        sign: SignPlace::Before,
+    };
+
+    fn with_sign(self, number: String) -> String {
+        match self.sign {
+            SignPlace::Before => format!("€{number}"),
+            SignPlace::After(separator) => format!("{number}{separator}€"),
+        }
+    }
+}
 
 /// `150` → `1,50 €` in French, `€1.50` in English.
-pub fn format_cents(cents: u64, lang: Lang) -> String {
+pub fn format_cents(cents: u64, notation: Notation) -> String {
     let euros = cents / 100;
     let rest = cents % 100;
-    match lang {
-        Lang::Fr => format!("{},{rest:02}{FR_BEFORE_SIGN}€", group(euros, FR_GROUP)),
-        Lang::En => format!("€{}.{rest:02}", group(euros, ',')),
-    }
+    notation.with_sign(format!(
+        "{}{}{rest:02}",
+        group(euros, notation.group_separator),
+        notation.decimal_mark
+    ))
 }
 
 /// Whole euros without decimals when the amount has none (prize tables):
 /// `700000` → `7 000 €`, but `50` → `0,50 €`.
-pub fn format_cents_short(cents: u64, lang: Lang) -> String {
+pub fn format_cents_short(cents: u64, notation: Notation) -> String {
     if cents % 100 != 0 {
-        return format_cents(cents, lang);
+        return format_cents(cents, notation);
     }
-    let euros = cents / 100;
-    match lang {
-        Lang::Fr => format!("{}{FR_BEFORE_SIGN}€", group(euros, FR_GROUP)),
-        Lang::En => format!("€{}", group(euros, ',')),
-    }
+    notation.with_sign(group(cents / 100, notation.group_separator))
 }
 
 fn group(mut value: u64, separator: char) -> String {
@@ -53,7 +87,7 @@ fn group(mut value: u64, separator: char) -> String {
 
 /// A ratio of integers as a decimal with `decimals` digits, rounded half up:
 /// odds "1 sur 6,62" and percentages without floats.
-pub fn format_ratio(numerator: u64, denominator: u64, decimals: u32, lang: Lang) -> String {
+pub fn format_ratio(numerator: u64, denominator: u64, decimals: u32, notation: Notation) -> String {
     if denominator == 0 {
         return "–".to_owned();
     }
@@ -63,12 +97,9 @@ pub fn format_ratio(numerator: u64, denominator: u64, decimals: u32, lang: Lang)
     if decimals == 0 {
         return whole.to_string();
     }
-    let point = match lang {
-        Lang::Fr => ',',
-        Lang::En => '.',
-    };
     format!(
-        "{whole}{point}{fraction:0width$}",
+        "{whole}{}{fraction:0width$}",
+        notation.decimal_mark,
         width = decimals as usize
     )
 }
@@ -77,31 +108,31 @@ pub fn format_ratio(numerator: u64, denominator: u64, decimals: u32, lang: Lang)
 mod tests {
     use super::*;
 
+    const FR: Notation = Notation::FRENCH;
+    const EN: Notation = Notation::ENGLISH;
+
     #[test]
     fn french_amounts() {
-        assert_eq!(format_cents(150, Lang::Fr), "1,50\u{A0}€");
-        assert_eq!(format_cents(5, Lang::Fr), "0,05\u{A0}€");
-        assert_eq!(format_cents(0, Lang::Fr), "0,00\u{A0}€");
-        assert_eq!(format_cents(1_400_000, Lang::Fr), "14\u{202F}000,00\u{A0}€");
-        assert_eq!(
-            format_cents_short(1_400_000, Lang::Fr),
-            "14\u{202F}000\u{A0}€"
-        );
-        assert_eq!(format_cents_short(50, Lang::Fr), "0,50\u{A0}€");
+        assert_eq!(format_cents(150, FR), "1,50\u{A0}€");
+        assert_eq!(format_cents(5, FR), "0,05\u{A0}€");
+        assert_eq!(format_cents(0, FR), "0,00\u{A0}€");
+        assert_eq!(format_cents(1_400_000, FR), "14\u{202F}000,00\u{A0}€");
+        assert_eq!(format_cents_short(1_400_000, FR), "14\u{202F}000\u{A0}€");
+        assert_eq!(format_cents_short(50, FR), "0,50\u{A0}€");
     }
 
     #[test]
     fn english_amounts() {
-        assert_eq!(format_cents(150, Lang::En), "€1.50");
-        assert_eq!(format_cents(123_456_789, Lang::En), "€1,234,567.89");
-        assert_eq!(format_cents_short(100, Lang::En), "€1");
+        assert_eq!(format_cents(150, EN), "€1.50");
+        assert_eq!(format_cents(123_456_789, EN), "€1,234,567.89");
+        assert_eq!(format_cents_short(100, EN), "€1");
     }
 
     #[test]
     fn ratios_round_half_up() {
-        assert_eq!(format_ratio(400_000, 60_440, 2, Lang::Fr), "6,62");
-        assert_eq!(format_ratio(400_000, 60_440, 2, Lang::En), "6.62");
-        assert_eq!(format_ratio(7000, 100, 0, Lang::En), "70");
-        assert_eq!(format_ratio(1, 0, 2, Lang::En), "–");
+        assert_eq!(format_ratio(400_000, 60_440, 2, FR), "6,62");
+        assert_eq!(format_ratio(400_000, 60_440, 2, EN), "6.62");
+        assert_eq!(format_ratio(7000, 100, 0, EN), "70");
+        assert_eq!(format_ratio(1, 0, 2, EN), "–");
     }
 }

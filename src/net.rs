@@ -5,6 +5,7 @@ use crate::api::{
     BlockList, BuyRequest, Config, ErrorBody, HistoryPage, NetError, RevealAck, RevealRequest,
     SaleResponse, Session,
 };
+use crate::console::LogFailure;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::future::Future;
@@ -135,14 +136,18 @@ async fn fetch_json(
     let init = web_sys::RequestInit::new();
     init.set_method(method);
     let headers = web_sys::Headers::new().map_err(|_| NetError::Network)?;
-    let _ = headers.set("Accept", "application/json");
+    headers
+        .set("Accept", "application/json")
+        .log_failure("setting the Accept header");
     if let Some(token) = token {
         headers
             .set("Authorization", &format!("Bearer {token}"))
             .map_err(|_| NetError::Network)?;
     }
     if let Some(body) = body {
-        let _ = headers.set("Content-Type", "application/json");
+        headers
+            .set("Content-Type", "application/json")
+            .log_failure("setting the Content-Type header");
         init.set_body(&JsValue::from_str(&body));
     }
     init.set_headers(&headers);

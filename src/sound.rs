@@ -1,6 +1,7 @@
 //! Short synthesized sounds (WebAudio), muted on request; the choice is
 //! remembered across visits.
 
+use crate::console::LogFailure;
 use crate::dom::{load_pref, save_pref};
 use crate::game::Cue;
 use web_sys::{AudioContext, AudioContextState, OscillatorType};
@@ -56,8 +57,10 @@ impl Sound {
                 (1047.0, 0.3, 0.25),
             ],
         };
-        // Sound is a comfort: any failure of the audio stack stays silent.
-        let _ = self.tones(notes, cue == Cue::Refused);
+        // Sound is a comfort: a failure of the audio stack never stops the
+        // game, it only leaves a warning in the console.
+        self.tones(notes, cue == Cue::Refused)
+            .log_failure("playing a sound");
     }
 
     fn tones(
@@ -72,7 +75,7 @@ impl Sound {
             return Ok(());
         };
         if ctx.state() == AudioContextState::Suspended {
-            let _ = ctx.resume();
+            ctx.resume().log_failure("resuming the audio");
         }
         let now = ctx.current_time();
         for &(frequency, start, length) in notes {
@@ -106,7 +109,7 @@ impl Default for Sound {
 impl Drop for Sound {
     fn drop(&mut self) {
         if let Some(ctx) = self.context.take() {
-            let _ = ctx.close();
+            ctx.close().log_failure("closing the audio");
         }
     }
 }

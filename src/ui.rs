@@ -53,6 +53,7 @@ fn button(parent: &Element, class: &str, text: &str) -> Result<HtmlButtonElement
 impl Ui {
     pub fn build(root: &HtmlElement, lang: Lang, stakes: &[u64]) -> Result<Ui, JsValue> {
         let t = lang.texts();
+        let money = lang.money_notation();
         root.set_inner_html("");
         root.class_list().add_1("eld")?;
         set_attr(root, "lang", lang.code());
@@ -97,7 +98,7 @@ impl Ui {
         text_child(&group, "legend", "", t.stake)?;
         let mut stake_buttons = Vec::new();
         for &stake in stakes {
-            let b = button(&group, "eld-stake", &format_cents_short(stake, lang))?;
+            let b = button(&group, "eld-stake", &format_cents_short(stake, money))?;
             set_attr(&b, "data-stake", &stake.to_string());
             stake_buttons.push((stake, b));
         }
@@ -197,6 +198,7 @@ pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), J
 /// configuration (never a copy of the rules here).
 pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsValue> {
     let t = lang.texts();
+    let money = lang.money_notation();
     body.set_inner_html("");
     text_child(body, "p", "", t.rules_intro)?;
     text_child(body, "p", "", t.rules_lines)?;
@@ -209,7 +211,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
     text_child(&head, "th", "", t.combination)?;
     text_child(&head, "th", "", t.gives)?;
     for &stake in &config.stakes_cents {
-        text_child(&head, "th", "", &format_cents_short(stake, lang))?;
+        text_child(&head, "th", "", &format_cents_short(stake, money))?;
     }
     for combination in Combination::all() {
         let Some(award) = combination.award() else {
@@ -225,7 +227,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
                         &row,
                         "td",
                         "",
-                        &format_cents_short(u64::from(multiple) * stake, lang),
+                        &format_cents_short(u64::from(multiple) * stake, money),
                     )?;
                 }
             }
@@ -245,7 +247,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
     let head = child(&table, "tr", "")?;
     text_child(&head, "th", "", t.rank)?;
     for &stake in &config.stakes_cents {
-        text_child(&head, "th", "", &format_cents_short(stake, lang))?;
+        text_child(&head, "th", "", &format_cents_short(stake, money))?;
     }
     text_child(&head, "th", "", t.tickets_per_block)?;
     for row in &config.prize_table {
@@ -256,7 +258,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
                 &tr,
                 "td",
                 "",
-                &format_cents_short(row.multiple * stake, lang),
+                &format_cents_short(row.multiple * stake, money),
             )?;
         }
         text_child(&tr, "td", "", &row.count.to_string())?;
@@ -270,10 +272,10 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
         &format!(
             "{} {}",
             t.odds,
-            format_ratio(config.odds.tickets, config.odds.winners, 2, lang)
+            format_ratio(config.odds.tickets, config.odds.winners, 2, money)
         ),
     )?;
-    let rtp = format_ratio(config.rtp_basis_points, 100, 0, lang);
+    let rtp = format_ratio(config.rtp_basis_points, 100, 0, money);
     let percent = match lang {
         Lang::Fr => format!("{rtp}\u{A0}%"),
         Lang::En => format!("{rtp}%"),
@@ -286,9 +288,9 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
             config.max_win_for(s).map(|m| {
                 format!(
                     "{} ({} {})",
-                    format_cents_short(m, lang),
+                    format_cents_short(m, money),
                     t.stake_word,
-                    format_cents_short(s, lang)
+                    format_cents_short(s, money)
                 )
             })
         })
@@ -323,12 +325,13 @@ pub fn fill_remaining(
     stake: u64,
 ) -> Result<(), JsValue> {
     let t = lang.texts();
+    let money = lang.money_notation();
     target.set_inner_html("");
     text_child(
         target,
         "h3",
         "",
-        &format!("{} ({})", t.remaining, format_cents_short(stake, lang)),
+        &format!("{} ({})", t.remaining, format_cents_short(stake, money)),
     )?;
     let Some(block) = block else {
         text_child(target, "p", "", t.remaining_none)?;
@@ -340,7 +343,7 @@ pub fn fill_remaining(
             .prize_table
             .iter()
             .find(|r| r.rank == left.rank)
-            .map(|r| format_cents_short(r.multiple * stake, lang))
+            .map(|r| format_cents_short(r.multiple * stake, money))
             .unwrap_or_default();
         text_child(
             &list,
@@ -359,6 +362,7 @@ pub fn history_row(
     item: &HistoryItem,
 ) -> Result<HtmlButtonElement, JsValue> {
     let t = lang.texts();
+    let money = lang.money_notation();
     let row = child(body, "tr", "")?;
     let date = js_sys::Date::new(&JsValue::from_f64(item.sold_at_ms as f64));
     let locale = match lang {
@@ -367,9 +371,9 @@ pub fn history_row(
     };
     let when: String = date.to_locale_string(locale, &JsValue::UNDEFINED).into();
     text_child(&row, "td", "", &when)?;
-    text_child(&row, "td", "", &format_cents(item.stake_cents, lang))?;
+    text_child(&row, "td", "", &format_cents(item.stake_cents, money))?;
     let result = if item.prize_cents > 0 {
-        format!("{} {}", t.won, format_cents(item.prize_cents, lang))
+        format!("{} {}", t.won, format_cents(item.prize_cents, money))
     } else {
         t.lost.to_owned()
     };

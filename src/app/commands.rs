@@ -1,0 +1,247 @@
+//! Carrying out the state machine's commands (buying, revealing, reporting,
+//! announcing, sounding) and driving the reveal animation frame by frame.
+
+use super::render::net_message;
+use super::Inner;
+use crate::api::{BuyRequest, NetError};
+use crate::console::LogFailure;
+use crate::dom::{load_pref, save_pref};
+use crate::game::{Announcement, Command, Phase};
+use crate::ui::fill_checks;
+use rand::rngs::OsRng;
+use rand::TryRngCore;
+use std::collections::VecDeque;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+
+const PENDING_STAKE_KEY: &str = "eldorado.pending_stake";
+
+impl Inner {
+    pub(super) fn press(this: &Rc<Inner>) {
+        this.sound.borrow_mut().unlock();
+        let commands = this.game.borrow_mut().press(new_idempotency_key);
+        Inner::run(this, commands);
+    }
+
+    pub(super) fn resume(this: &Rc<Inner>) {
+        let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| s.parse().ok());
+        let commands = this.game.borrow_mut().resume(stake);
+        Inner::run(this, commands);
+    }
+
+    /// Carries out commands, and those that follow from them, then redraws
+    /// the controls once.
+    fn run(this: &Rc<Inner>, commands: Vec<Command>) {
+        let mut queue: VecDeque<Command> = commands.into();
+        while let Some(command) = queue.pop_front() {
+            queue.extend(Inner::execute(this, command));
+        }
+        this.render();
+    }
+
+    fn execute(this: &Rc<Inner>, command: Command) -> Vec<Command> {
+        match command {
+            Command::Buy { stake, key } => {
+                save_pref(PENDING_STAKE_KEY, Some(&stake.to_string()));
+                this.board
+                    .borrow_mut()
+                    .hide()
+                    .log_failure("hiding the board");
+                let Some(token) = this.token.borrow().clone() else {
+                    return this.game.borrow_mut().buy_failed(NetError::Network);
+                };
+                let request = BuyRequest {
+                    stake_cents: stake,
+                    idempotency_key: key,
+                };
+                let reply = this.backend.buy(&token, request);
+                let weak = Rc::downgrade(this);
+                spawn_local(async move {
+                    let result = reply.await;
+                    if let Some(inner) = weak.upgrade() {
+                        let commands = match result {
+                            Ok(response) => inner.game.borrow_mut().bought(response),
+                            Err(error) => inner.game.borrow_mut().buy_failed(error),
+                        };
+                        Inner::run(&inner, commands);
+                        if inner.game.borrow().ticket().is_none()
+                            && inner.game.borrow().phase() == &Phase::Ready
+                        {
+                            save_pref(PENDING_STAKE_KEY, None);
+                        }
+                    }
+                });
+                Vec::new()
+            }
+            Command::Reveal { grid, instant } => {
+                let (cells, marks) = {
+                    let game = this.game.borrow();
+                    let Some(ticket) = game.ticket() else {
+                        return Vec::new();
+                    };
+                    fill_checks(&this.ui.badge_list, this.lang, &ticket.checks)
+                        .log_failure("listing the ticket's checks");
+                    match (ticket.grids.get(grid), ticket.marks.get(grid)) {
+                        (Some(g), Some(m)) => (*g, *m),
+                        _ => return Vec::new(),
+                    }
+                };
+                if instant {
+                    this.board
+                        .borrow_mut()
+                        .show(cells, marks)
+                        .log_failure("drawing the grid");
+                    return this.game.borrow_mut().reveal_done(grid);
+                }
+                this.board
+                    .borrow_mut()
+                    .start_reveal(cells, marks, this.timing.get())
+                    .log_failure("starting the reveal");
+                this.request_frame();
+                Vec::new()
+            }
+            Command::FinishReveal => {
+                let finished = this
+                    .board
+                    .borrow_mut()
+                    .finish()
+                    .log_failure("finishing the reveal")
+                    .unwrap_or(false);
+                let phase = this.game.borrow().phase().clone();
+                match (finished, phase) {
+                    (true, Phase::Revealing { grid }) => this.reveal_finished(grid),
+                    _ => Vec::new(),
+                }
+            }
+            Command::ReportRevealed { sale_id, revealed } => {
+                if let Some(token) = this.token.borrow().clone() {
+                    let reply = this.backend.reveal(&token, sale_id, revealed);
+                    // The server settles the ticket at sale; this report only
+                    // drives the resume offer, so a lost one costs nothing.
+                    spawn_local(async move {
+                        reply.await.log_failure("reporting the revealed grids");
+                    });
+                }
+                let done = {
+                    let game = this.game.borrow();
+                    game.phase() == &Phase::Ready
+                };
+                if done {
+                    save_pref(PENDING_STAKE_KEY, None);
+                }
+                Vec::new()
+            }
+            Command::Announce(announcement) => {
+                let text = this.announcement_text(&announcement);
+                // Cleared first, so the same sentence twice is spoken twice.
+                this.ui.live.set_text_content(None);
+                this.ui.live.set_text_content(Some(&text));
+                Vec::new()
+            }
+            Command::Sound(cue) => {
+                this.sound.borrow_mut().play(cue);
+                Vec::new()
+            }
+        }
+    }
+
+    /// A grid's reveal ended (animation over or skipped).
+    fn reveal_finished(self: &Rc<Self>, grid: usize) -> Vec<Command> {
+        let description = {
+            let game = self.game.borrow();
+            game.ticket()
+                .and_then(|t| t.grids.get(grid))
+                .map(|g| self.lang.describe_grid(g.rows()))
+        };
+        let commands = self.game.borrow_mut().reveal_done(grid);
+        // Outcome and Extras announcements read the grid themselves; an
+        // Extra grid that ends nothing is still read out, cell by cell.
+        if let Some(text) = description {
+            if !commands.iter().any(|c| matches!(c, Command::Announce(_))) {
+                self.ui.live.set_text_content(Some(&text));
+            }
+        }
+        commands
+    }
+
+    fn request_frame(&self) {
+        if self.frame_id.get().is_some() {
+            return;
+        }
+        let (Ok(window), Some(frame)) = (
+            crate::dom::window(),
+            self.frame.borrow().as_ref().map(|f| f.as_ref().clone()),
+        ) else {
+            return;
+        };
+        if let Some(id) = window
+            .request_animation_frame(frame.unchecked_ref())
+            .log_failure("requesting an animation frame")
+        {
+            self.frame_id.set(Some(id));
+        }
+    }
+
+    pub(super) fn on_frame(this: &Rc<Inner>, now: f64) {
+        this.frame_id.set(None);
+        let ended = this
+            .board
+            .borrow_mut()
+            .frame(now)
+            .log_failure("drawing a reveal frame")
+            .unwrap_or(true);
+        if ended {
+            let grid = match this.game.borrow().phase() {
+                Phase::Revealing { grid } => Some(*grid),
+                _ => None,
+            };
+            if let Some(grid) = grid {
+                let commands = this.reveal_finished(grid);
+                Inner::run(this, commands);
+            }
+        } else if this.board.borrow().is_revealing() {
+            this.request_frame();
+        }
+    }
+
+    fn announcement_text(&self, announcement: &Announcement) -> String {
+        let lang = self.lang;
+        match announcement {
+            Announcement::Refused { stake, balance } => lang.insufficient_funds(*stake, *balance),
+            Announcement::Extras(n) => {
+                let grid = self
+                    .game
+                    .borrow()
+                    .ticket()
+                    .and_then(|t| t.grids.first().map(|g| lang.describe_grid(g.rows())))
+                    .unwrap_or_default();
+                format!("{grid}{}.", lang.you_get_extras(*n))
+            }
+            Announcement::Outcome { prize, balance } => {
+                let game = self.game.borrow();
+                let grid = game
+                    .ticket()
+                    .and_then(|t| t.grids.get(game.revealed().saturating_sub(1)))
+                    .map(|g| lang.describe_grid(g.rows()))
+                    .unwrap_or_default();
+                format!("{grid}{}", lang.outcome_announcement(*prize, *balance))
+            }
+            Announcement::Rejected(rejection) => lang.verification_failed(rejection.check),
+            Announcement::Failed(error) => net_message(lang, error),
+        }
+    }
+}
+
+/// 128 random bits as 32 hex characters: within the contract's
+/// `[A-Za-z0-9_-]{8,64}`, and unguessable.
+pub fn new_idempotency_key() -> String {
+    let mut bytes = [0u8; 16];
+    if OsRng.try_fill_bytes(&mut bytes).is_err() {
+        // No CSPRNG: the time still keeps keys distinct per player.
+        let now = js_sys::Date::now() as u64;
+        bytes[..8].copy_from_slice(&now.to_be_bytes());
+        bytes[8..].copy_from_slice(&(js_sys::Math::random().to_bits()).to_be_bytes());
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,144 @@
+//! The running game: wires the DOM, the board, the sound and the backend
+//! to the [`Game`] state machine.
+//!
+//! One shared [`Inner`], its work split by job: `wiring` (listeners, keys,
+//! resizing, teardown), `session` (loading the player), `commands`
+//! (carrying out the state machine's commands, the reveal animation),
+//! `render` (controls brought in line with the state) and `panels` (the
+//! history and blocks panels).
+
+mod commands;
+mod panels;
+mod render;
+mod session;
+mod wiring;
+
+pub use commands::new_idempotency_key;
+
+use crate::api::{Config, HistoryItem};
+use crate::board::Board;
+use crate::dom::Listener;
+use crate::game::Game;
+use crate::i18n::Lang;
+use crate::launch::Launch;
+use crate::net::Backend;
+use crate::reveal::Timing;
+use crate::sound::Sound;
+use crate::ui::Ui;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsValue;
+use web_sys::HtmlElement;
+
+type FrameCallback = Closure<dyn FnMut(f64)>;
+/// A resize observer with the callback it must outlive.
+type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
+
+/// The game mounted in one element. Dropping it removes every listener and
+/// stops the animation.
+pub struct App {
+    inner: Rc<Inner>,
+}
+
+struct Inner {
+    lang: Lang,
+    launch: Launch,
+    ui: Ui,
+    backend: Rc<dyn Backend>,
+    game: RefCell<Game>,
+    board: RefCell<Board>,
+    sound: RefCell<Sound>,
+    token: RefCell<Option<String>>,
+    config: RefCell<Option<Config>>,
+    timing: Cell<Timing>,
+    frame: RefCell<Option<FrameCallback>>,
+    frame_id: Cell<Option<i32>>,
+    listeners: RefCell<Vec<Listener>>,
+    resize: RefCell<Option<Watcher>>,
+    load_failed: Cell<bool>,
+    history_before: Cell<Option<u64>>,
+    history_items: RefCell<Vec<HistoryItem>>,
+}
+
+impl App {
+    /// Builds the game inside `root` and starts loading the session.
+    pub fn mount(
+        root: &HtmlElement,
+        launch: Launch,
+        backend: Rc<dyn Backend>,
+    ) -> Result<App, JsValue> {
+        let lang = launch.lang;
+        let stakes = vec![50, 100, 200];
+        let ui = Ui::build(root, lang, &stakes)?;
+        let board = Board::new(ui.canvas.clone())?;
+        let window = crate::dom::window()?;
+        let reduced = window
+            .match_media("(prefers-reduced-motion: reduce)")
+            .ok()
+            .flatten()
+            .is_some_and(|m| m.matches());
+        let inner = Rc::new(Inner {
+            lang,
+            launch,
+            ui,
+            backend,
+            game: RefCell::new(Game::new(stakes)),
+            board: RefCell::new(board),
+            sound: RefCell::new(Sound::new()),
+            token: RefCell::new(None),
+            config: RefCell::new(None),
+            timing: Cell::new(Timing::for_motion(reduced)),
+            frame: RefCell::new(None),
+            frame_id: Cell::new(None),
+            listeners: RefCell::new(Vec::new()),
+            resize: RefCell::new(None),
+            load_failed: Cell::new(false),
+            history_before: Cell::new(None),
+            history_items: RefCell::new(Vec::new()),
+        });
+        Inner::wire(&inner)?;
+        inner.fit_canvas();
+        inner.render();
+        Inner::load(&inner);
+        Ok(App { inner })
+    }
+
+    pub fn game(&self) -> std::cell::Ref<'_, Game> {
+        self.inner.game.borrow()
+    }
+
+    /// Replaces the reveal timing (tests use the reduced one).
+    pub fn set_timing(&self, timing: Timing) {
+        self.inner.timing.set(timing);
+    }
+
+    pub fn press(&self) {
+        Inner::press(&self.inner);
+    }
+
+    pub fn choose_stake(&self, stake: u64) {
+        if self.inner.game.borrow_mut().choose_stake(stake) {
+            self.inner.render();
+        }
+    }
+
+    pub fn resume(&self) {
+        Inner::resume(&self.inner);
+    }
+
+    /// Opens a past ticket: fetches, verifies and draws it in the history panel.
+    pub fn open_history(&self, sale_id: u64, stake: u64) {
+        Inner::open_sale(&self.inner, sale_id, stake);
+    }
+
+    pub fn load_history(&self) {
+        Inner::load_history(&self.inner, false);
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.inner.teardown();
+    }
+}

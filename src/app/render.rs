@@ -1,0 +1,162 @@
+//! Bringing every control in line with the game state, and the wording of
+//! network failures.
+
+use super::Inner;
+use crate::api::NetError;
+use crate::console::LogFailure;
+use crate::dom::{set_attr, set_hidden, set_text};
+use crate::game::{Button, Notice, Phase, Popup};
+use crate::i18n::Lang;
+use crate::money::format_cents;
+
+impl Inner {
+    /// Brings every control in line with the game state.
+    pub(super) fn render(&self) {
+        let game = self.game.borrow();
+        let lang = self.lang;
+        let t = lang.texts();
+        let ui = &self.ui;
+        if game.phase() != &Phase::Loading {
+            set_text(
+                &ui.balance,
+                &format_cents(game.balance(), lang.money_notation()),
+            );
+        }
+        let locked = game.stake_locked();
+        for (stake, b) in &ui.stakes {
+            set_attr(
+                b,
+                "aria-pressed",
+                if *stake == game.stake() {
+                    "true"
+                } else {
+                    "false"
+                },
+            );
+            b.set_disabled(locked);
+        }
+        let (label, enabled) = match game.button() {
+            Button::Play => (t.play, true),
+            Button::Extra => (t.extra, true),
+            Button::RevealAll => (t.reveal_all, true),
+            Button::Buying => (t.buying, false),
+            Button::Retry => (t.retry, true),
+            Button::Disabled => (t.play, false),
+        };
+        set_text(&ui.play, label);
+        ui.play.set_disabled(!enabled);
+        let action = match game.button() {
+            Button::Play => "play",
+            Button::Extra => "extra",
+            Button::RevealAll => "reveal-all",
+            Button::Buying => "buying",
+            Button::Retry => "retry",
+            Button::Disabled => "disabled",
+        };
+        set_attr(&ui.play, "data-action", action);
+
+        match game.extras_left() {
+            Some(left) => {
+                set_hidden(&ui.extra_zone, false);
+                set_text(&ui.extra_count, &left.to_string());
+                set_attr(&ui.extra_zone, "aria-label", &lang.extras_left(left));
+            }
+            None => set_hidden(&ui.extra_zone, true),
+        }
+        let caption = match (game.ticket(), game.phase()) {
+            (Some(ticket), phase) if ticket.extras > 0 => {
+                let grid = match phase {
+                    Phase::Revealing { grid } => *grid,
+                    _ => game.revealed().saturating_sub(1),
+                };
+                if grid == 0 {
+                    t.main_grid.to_owned()
+                } else {
+                    format!("{} {grid} / {}", t.extra_grid, ticket.extras)
+                }
+            }
+            _ => String::new(),
+        };
+        set_text(&ui.caption, &caption);
+
+        if !self.load_failed.get() && game.phase() != &Phase::Loading {
+            let notice = game.notice().map(|n| match n {
+                Notice::InsufficientFunds { stake, balance } => {
+                    lang.insufficient_funds(*stake, *balance)
+                }
+                Notice::Net(error) => {
+                    let mut text = net_message(lang, error);
+                    if matches!(game.phase(), Phase::BuyFailed { .. }) {
+                        text.push(' ');
+                        text.push_str(t.retry_safe);
+                    }
+                    text
+                }
+                Notice::Rejected(rejection) => lang.verification_failed(rejection.check),
+                Notice::ResumeOffer => t.resume_offer.to_owned(),
+            });
+            let resume_offer = matches!(game.notice(), Some(Notice::ResumeOffer));
+            set_hidden(&ui.notice, notice.is_none() || resume_offer);
+            set_text(&ui.notice_text, notice.as_deref().unwrap_or(""));
+            set_attr(
+                &ui.notice,
+                "data-kind",
+                match game.notice() {
+                    Some(Notice::Rejected(_)) => "rejected",
+                    Some(Notice::InsufficientFunds { .. }) => "funds",
+                    Some(Notice::Net(_)) => "network",
+                    _ => "",
+                },
+            );
+            set_hidden(&ui.retry, !matches!(game.phase(), Phase::BuyFailed { .. }));
+        }
+        set_hidden(
+            &ui.resume_box,
+            !game.has_resume() || game.phase() != &Phase::Ready,
+        );
+
+        set_hidden(&ui.badge, game.ticket().is_none());
+        set_text(&ui.badge_label, &format!("✓ {}", t.verified));
+
+        let popup = game.popup();
+        let was_hidden = ui.popup.hidden();
+        match popup {
+            Some(Popup::Win(cents)) => set_text(&ui.popup_text, &lang.you_win(cents)),
+            Some(Popup::Extras(n)) => set_text(&ui.popup_text, &lang.you_get_extras(n)),
+            None => {}
+        }
+        set_attr(
+            &ui.popup,
+            "data-kind",
+            match popup {
+                Some(Popup::Win(_)) => "win",
+                Some(Popup::Extras(_)) => "extras",
+                None => "",
+            },
+        );
+        set_hidden(&ui.popup, popup.is_none());
+        if was_hidden && popup.is_some() {
+            ui.popup_ok
+                .focus()
+                .log_failure("focusing the popup's OK button");
+        }
+
+        let muted = self.sound.borrow().muted();
+        set_text(&ui.mute, if muted { t.sound_off } else { t.sound_on });
+        set_attr(
+            &ui.mute,
+            "aria-pressed",
+            if muted { "true" } else { "false" },
+        );
+    }
+}
+
+pub(super) fn net_message(lang: Lang, error: &NetError) -> String {
+    let t = lang.texts();
+    match error {
+        NetError::Timeout => t.err_timeout.to_owned(),
+        NetError::Network => t.err_network.to_owned(),
+        NetError::Decode => t.err_response.to_owned(),
+        NetError::Api { code, .. } => lang.api_error(code).to_owned(),
+    }
+}

@@ -1,0 +1,190 @@
+//! The game's ties to the page: listeners on its controls, the keyboard,
+//! resizing and the animation frame callback, and their removal.
+
+use super::Inner;
+use crate::console::LogFailure;
+use crate::dom::Listener;
+use std::rc::{Rc, Weak};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::KeyboardEvent;
+
+impl Inner {
+    pub(super) fn wire(this: &Rc<Inner>) -> Result<(), JsValue> {
+        let ui = &this.ui;
+        let mut listeners = Vec::new();
+        let on = |target: &web_sys::EventTarget,
+                  kind: &'static str,
+                  action: fn(&Rc<Inner>, web_sys::Event)|
+         -> Result<Listener, JsValue> {
+            let weak: Weak<Inner> = Rc::downgrade(this);
+            Listener::new(target, kind, move |event| {
+                if let Some(inner) = weak.upgrade() {
+                    action(&inner, event);
+                }
+            })
+        };
+        listeners.push(on(&ui.play, "click", |i, _| Inner::press(i))?);
+        listeners.push(on(&ui.retry, "click", |i, _| {
+            if i.load_failed.get() {
+                Inner::load(i);
+            } else {
+                Inner::press(i);
+            }
+        })?);
+        listeners.push(on(&ui.resume, "click", |i, _| Inner::resume(i))?);
+        listeners.push(on(&ui.popup_ok, "click", |i, _| i.close_popup())?);
+        listeners.push(on(&ui.mute, "click", |i, _| {
+            i.sound.borrow_mut().toggle();
+            i.render();
+        })?);
+        for (stake, b) in &ui.stakes {
+            let stake = *stake;
+            let weak = Rc::downgrade(this);
+            listeners.push(Listener::new(b, "click", move |_| {
+                if let Some(inner) = weak.upgrade() {
+                    if inner.game.borrow_mut().choose_stake(stake) {
+                        inner.render();
+                        Inner::load_blocks(&inner);
+                    }
+                }
+            })?);
+        }
+        listeners.push(on(&ui.history, "toggle", |i, _| {
+            if i.ui.history.has_attribute("open") {
+                Inner::load_history(i, false);
+            }
+        })?);
+        listeners.push(on(&ui.history_more, "click", |i, _| {
+            Inner::load_history(i, true)
+        })?);
+        listeners.push(on(&ui.history_body, "click", |i, event| {
+            let Some(target) = event
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
+            let Some(sale) = target
+                .closest("[data-sale]")
+                .ok()
+                .flatten()
+                .and_then(|b| b.get_attribute("data-sale"))
+                .and_then(|s| s.parse::<u64>().ok())
+            else {
+                return;
+            };
+            let stake = i
+                .history_items
+                .borrow()
+                .iter()
+                .find(|item| item.sale_id == sale)
+                .map(|item| item.stake_cents);
+            if let Some(stake) = stake {
+                Inner::open_sale(i, sale, stake);
+            }
+        })?);
+        listeners.push(on(&ui.info, "toggle", |i, _| {
+            if i.ui.info.has_attribute("open") {
+                Inner::load_blocks(i);
+            }
+        })?);
+        let doc = crate::dom::document()?;
+        listeners.push(on(&doc, "keydown", Inner::on_key)?);
+        let window = crate::dom::window()?;
+        listeners.push(on(&window, "resize", |i, _| i.fit_canvas())?);
+        this.listeners.replace(listeners);
+
+        let weak = Rc::downgrade(this);
+        let resized = Closure::<dyn FnMut()>::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                inner.fit_canvas();
+            }
+        });
+        // Without a ResizeObserver, the window's resize event still refits.
+        if let Some(observer) = web_sys::ResizeObserver::new(resized.as_ref().unchecked_ref())
+            .log_failure("watching the board's size")
+        {
+            observer.observe(&ui.board_box);
+            this.resize.replace(Some((observer, resized)));
+        }
+
+        let weak = Rc::downgrade(this);
+        let frame = Closure::<dyn FnMut(f64)>::new(move |now: f64| {
+            if let Some(inner) = weak.upgrade() {
+                Inner::on_frame(&inner, now);
+            }
+        });
+        this.frame.replace(Some(frame));
+        Ok(())
+    }
+
+    pub(super) fn teardown(&self) {
+        if let (Some(id), Ok(window)) = (self.frame_id.take(), crate::dom::window()) {
+            window
+                .cancel_animation_frame(id)
+                .log_failure("cancelling the animation frame");
+        }
+        if let Some((observer, _)) = self.resize.take() {
+            observer.disconnect();
+        }
+        self.listeners.borrow_mut().clear();
+        self.frame.take();
+    }
+
+    fn on_key(this: &Rc<Inner>, event: web_sys::Event) {
+        let Some(event) = event.dyn_ref::<KeyboardEvent>() else {
+            return;
+        };
+        if event.ctrl_key() || event.alt_key() || event.meta_key() || event.repeat() {
+            return;
+        }
+        let key = event.key();
+        if key == "Escape" && this.game.borrow().popup().is_some() {
+            this.close_popup();
+            return;
+        }
+        if key != " " && key != "Enter" {
+            return;
+        }
+        // On a control, Space and Enter keep their own meaning (a stake
+        // button, a summary, a link): only elsewhere are they « Jouer ».
+        let on_control = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| {
+                e.closest("button, a, input, select, textarea, summary")
+                    .ok()
+                    .flatten()
+            })
+            .is_some();
+        if on_control {
+            return;
+        }
+        event.prevent_default();
+        Inner::press(this);
+    }
+
+    fn close_popup(&self) {
+        self.game.borrow_mut().close_popup();
+        self.render();
+        self.ui.play.focus().log_failure("focusing the play button");
+    }
+
+    pub(super) fn fit_canvas(&self) {
+        let Ok(window) = crate::dom::window() else {
+            return;
+        };
+        let rect = self.ui.canvas.get_bounding_client_rect();
+        let (w, h) = if rect.width() > 0.0 {
+            (rect.width(), rect.height())
+        } else {
+            // Not laid out (hidden, detached): keep a sensible default.
+            (500.0, 300.0)
+        };
+        self.board
+            .borrow_mut()
+            .fit(w, h, window.device_pixel_ratio())
+            .log_failure("fitting the board to its box");
+    }
+}
