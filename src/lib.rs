@@ -3,8 +3,8 @@
 //!
 //! Pure modules (`game`, `i18n`, `money`, `layout`, `reveal`, `launch`,
 //! `verification`, `api`) know nothing of the DOM and are tested natively;
-//! the glue (`app`, `ui`, `board`, `symbols`, `sound`, `net`, `dom`) talks to
-//! the browser. Outcomes come only from the server's signed sales; the
+//! the glue (`app`, `ui`, `board`, `symbols`, `sound`, `net`, `dom`,
+//! `console`) talks to the browser. Outcomes come only from the server's signed sales; the
 //! engine is used here to verify and to draw, never to decide.
 
 pub mod api;
