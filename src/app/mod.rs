@@ -1,7 +1,7 @@
 //! The running game: wires the DOM, the board, the sound and the backend
 //! to the [`Game`] state machine.
 //!
-//! One shared [`Inner`], its work split by job: `wiring` (listeners, keys,
+//! One shared `Inner`, its work split by job: `wiring` (listeners, keys,
 //! resizing, teardown), `session` (loading the player), `commands`
 //! (carrying out the state machine's commands, the reveal animation),
 //! `render` (controls brought in line with the state) and `panels` (the
