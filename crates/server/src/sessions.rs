@@ -99,3 +99,27 @@ impl Sessions {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::PlayerKind;
+
+    #[test]
+    fn a_session_expires_when_the_clock_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let store: Arc<dyn Store> =
+            Arc::new(SqliteStore::open(&dir.path().join("db"), clock.clone()).unwrap());
+        store.create_player("ann", PlayerKind::Demo, 0).unwrap();
+        let sessions = Sessions::new(store, clock.clone(), Duration::from_secs(60));
+        let session = sessions.create("ann").unwrap();
+        assert_eq!(session.expires_at_ms, 1_700_000_060_000);
+        clock.advance(Duration::from_millis(59_999));
+        assert_eq!(&*sessions.find(&session.token).unwrap().player_id, "ann");
+        clock.advance(Duration::from_millis(1));
+        assert!(sessions.find(&session.token).is_err());
+    }
+}

@@ -10,7 +10,8 @@
 //! transaction until it ends (`SELECT ... FOR UPDATE` in PostgreSQL; free in
 //! SQLite, whose writer holds the whole database).
 
-use super::{BlockStatus, PlayerKind, SaleRecord, StoreResult, Ticket, TransferKind};
+use super::{BlockStatus, PlayerKind, SaleRecord, StoreResult, TransferKind};
+use eldorado_engine::Ticket;
 
 /// The open block of a stake as a sale sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
