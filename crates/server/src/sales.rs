@@ -4,8 +4,9 @@
 //! one writer means no two sales can race for a ticket or a balance.
 
 use crate::blocks::BlockBook;
+use crate::clock::Clock;
 use crate::error::ApiError;
-use crate::store::{sqlite::now_ms, SaleOutcome, SaleRequest, Store};
+use crate::store::{SaleOutcome, SaleRequest, Store};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
@@ -24,11 +25,16 @@ pub struct SaleDesk {
 
 impl SaleDesk {
     /// Starts the writer thread; it ends when the last desk is dropped.
-    pub fn start(store: Arc<dyn Store>, book: Arc<BlockBook>, max_batch: usize) -> SaleDesk {
+    pub fn start(
+        store: Arc<dyn Store>,
+        book: Arc<BlockBook>,
+        clock: Arc<dyn Clock>,
+        max_batch: usize,
+    ) -> SaleDesk {
         let (queue, jobs) = mpsc::channel(QUEUE);
         std::thread::Builder::new()
             .name("sale-writer".into())
-            .spawn(move || writer(jobs, store, book, max_batch))
+            .spawn(move || writer(jobs, store, book, clock, max_batch))
             .expect("the sale writer thread starts");
         SaleDesk { queue }
     }
@@ -49,6 +55,7 @@ fn writer(
     mut jobs: mpsc::Receiver<Job>,
     store: Arc<dyn Store>,
     book: Arc<BlockBook>,
+    clock: Arc<dyn Clock>,
     max_batch: usize,
 ) {
     let mut batch = Vec::with_capacity(max_batch);
@@ -64,8 +71,10 @@ fn writer(
             }
         }
         let requests: Vec<SaleRequest> = batch.iter().map(|j| j.request.clone()).collect();
+        // One time for the whole batch: its sales commit together.
+        let now_ms = clock.now_ms();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            store.sell_batch(&requests, now_ms())
+            store.sell_batch(&requests, now_ms)
         }));
         let mut sold_out = false;
         match result {

@@ -1,9 +1,10 @@
 //! Player sessions: random bearer tokens (256 bits) that expire. Only the
 //! SHA-256 of a token is stored, so a copy of the database grants nothing.
 
+use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::keys::{digest, os_random};
-use crate::store::{sqlite::now_ms, Store};
+use crate::store::Store;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -22,15 +23,17 @@ type CachedSession = (Arc<str>, u64);
 
 pub struct Sessions {
     store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
     ttl: Duration,
     /// Token digest to (player, expiry).
     cache: RwLock<HashMap<[u8; 32], CachedSession>>,
 }
 
 impl Sessions {
-    pub fn new(store: Arc<dyn Store>, ttl: Duration) -> Sessions {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, ttl: Duration) -> Sessions {
         Sessions {
             store,
+            clock,
             ttl,
             cache: RwLock::new(HashMap::new()),
         }
@@ -40,7 +43,7 @@ impl Sessions {
     pub fn create(&self, player_id: &str) -> Result<Session, ApiError> {
         let token = hex::encode(os_random::<32>().map_err(ApiError::internal)?);
         let hash = digest(token.as_bytes());
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let expires_at_ms = now + self.ttl.as_millis() as u64;
         self.store
             .create_session(&hash, player_id, now, expires_at_ms)?;
@@ -64,7 +67,7 @@ impl Sessions {
             return Err(REFUSED);
         }
         let hash = digest(token.as_bytes());
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let cached = self
             .cache
             .read()
@@ -94,5 +97,29 @@ impl Sessions {
             player_id,
             expires_at_ms,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::PlayerKind;
+
+    #[test]
+    fn a_session_expires_when_the_clock_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let store: Arc<dyn Store> =
+            Arc::new(SqliteStore::open(&dir.path().join("db"), clock.clone()).unwrap());
+        store.create_player("ann", PlayerKind::Demo, 0).unwrap();
+        let sessions = Sessions::new(store, clock.clone(), Duration::from_secs(60));
+        let session = sessions.create("ann").unwrap();
+        assert_eq!(session.expires_at_ms, 1_700_000_060_000);
+        clock.advance(Duration::from_millis(59_999));
+        assert_eq!(&*sessions.find(&session.token).unwrap().player_id, "ann");
+        clock.advance(Duration::from_millis(1));
+        assert!(sessions.find(&session.token).is_err());
     }
 }

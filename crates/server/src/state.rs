@@ -1,7 +1,8 @@
-//! What every request shares: the store, the operator key, the block book,
-//! the sale desk and the sessions.
+//! What every request shares: the store, the clock, the operator key, the
+//! block book, the sale desk and the sessions.
 
 use crate::blocks::{BlockBook, BlockError, Seeding};
+use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::keys::{self, KeyError};
@@ -39,6 +40,8 @@ pub struct AppState(Arc<Inner>);
 pub struct Inner {
     pub config: Config,
     pub store: Arc<dyn Store>,
+    /// The one source of the time for everything the server stamps.
+    pub clock: Arc<dyn Clock>,
     pub book: Arc<BlockBook>,
     pub desk: SaleDesk,
     pub sessions: Sessions,
@@ -65,6 +68,15 @@ impl AppState {
     }
 
     pub fn start_blocking(config: Config) -> Result<AppState, StartError> {
+        AppState::start_blocking_with_clock(config, Arc::new(SystemClock))
+    }
+
+    /// Like [`AppState::start_blocking`] with a chosen clock, so that tests
+    /// can pin or move the time the server sees.
+    pub fn start_blocking_with_clock(
+        config: Config,
+        clock: Arc<dyn Clock>,
+    ) -> Result<AppState, StartError> {
         let dir = &config.data_dir;
         std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
             path: dir.display().to_string(),
@@ -72,7 +84,10 @@ impl AppState {
         })?;
         let key = Arc::new(keys::load_or_create_signing_key(dir)?);
         let operator_key_digest = keys::load_or_create_api_key_digest(dir)?;
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.join(DATABASE_FILE))?);
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(
+            &dir.join(DATABASE_FILE),
+            Arc::clone(&clock),
+        )?);
         let seeding = match config.demo_seed {
             Some(n) => {
                 tracing::warn!(
@@ -86,13 +101,19 @@ impl AppState {
         };
         let book = BlockBook::new(Arc::clone(&store), Arc::clone(&key), seeding)?;
         book.prepare()?;
-        let desk = SaleDesk::start(Arc::clone(&store), Arc::clone(&book), config.max_batch);
+        let desk = SaleDesk::start(
+            Arc::clone(&store),
+            Arc::clone(&book),
+            Arc::clone(&clock),
+            config.max_batch,
+        );
         let public_key = public_key_of(&key);
         tracing::info!(public_key = %public_key, demo = config.demo, "operator key loaded");
         Ok(AppState(Arc::new(Inner {
-            sessions: Sessions::new(Arc::clone(&store), config.session_ttl),
+            sessions: Sessions::new(Arc::clone(&store), Arc::clone(&clock), config.session_ttl),
             config,
             store,
+            clock,
             book,
             desk,
             key,

@@ -1,11 +1,18 @@
 //! The one narrow interface between the server and its storage.
 //!
-//! Everything that must be atomic (a sale, a wallet transfer, a block
-//! switch-over) is a single method here, so a backend only has to provide
-//! transactions; the SQLite backend is the embedded default and a
-//! PostgreSQL backend can implement the same trait for several servers.
+//! Everything that must be atomic (a batch of sales, a wallet transfer, a
+//! block switch-over) is a single method of `Store`. The rules of those
+//! operations live here, independent of any database (`sale_batch`,
+//! `wallet`, `switch_over`); a backend opens a transaction, lends it to the
+//! rules through the primitives of `tx`, and commits. So a backend holds
+//! only transactions, queries and its schema, and a second backend shares
+//! every rule with the first.
 
+pub mod sale_batch;
 pub mod sqlite;
+pub mod switch_over;
+pub mod tx;
+pub mod wallet;
 
 use eldorado_engine::{Block, Hash, Params, SignedCommitment, Stake, Ticket};
 use serde::Serialize;
@@ -19,6 +26,10 @@ pub enum StoreError {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+pub(crate) fn corrupt(what: impl Into<String>) -> StoreError {
+    StoreError::Corrupt(what.into())
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -89,6 +100,14 @@ impl PlayerKind {
             PlayerKind::Operator => "operator",
         }
     }
+
+    pub fn parse(text: &str) -> Option<PlayerKind> {
+        Some(match text {
+            "demo" => PlayerKind::Demo,
+            "operator" => PlayerKind::Operator,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -108,6 +127,23 @@ pub struct SessionRecord {
 pub enum TransferKind {
     Credit,
     Debit,
+}
+
+impl TransferKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransferKind::Credit => "credit",
+            TransferKind::Debit => "debit",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<TransferKind> {
+        Some(match text {
+            "credit" => TransferKind::Credit,
+            "debit" => TransferKind::Debit,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Debug)]

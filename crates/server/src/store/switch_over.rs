@@ -1,0 +1,45 @@
+//! Which block of a stake is on sale: at most one open block per stake, and
+//! when it sells out or is closed the oldest pending one takes its place.
+
+use super::tx::BlockTx;
+use super::{BlockStatus, StoreResult};
+
+/// Opens the oldest pending block of the stake, if there is one.
+pub fn open_next<T: BlockTx + ?Sized>(tx: &mut T, stake_cents: u64) -> StoreResult<()> {
+    if let Some(next) = tx.oldest_pending_block(stake_cents)? {
+        tx.set_block_status(next, BlockStatus::Open)?;
+    }
+    Ok(())
+}
+
+/// A block whose tickets are all stored goes on sale at once when its stake
+/// has none on sale, else it waits its turn.
+pub fn admit_new_block<T: BlockTx + ?Sized>(
+    tx: &mut T,
+    block: u64,
+    stake_cents: u64,
+) -> StoreResult<BlockStatus> {
+    let status = match tx.open_block_for_update(stake_cents)? {
+        Some(_) => BlockStatus::Pending,
+        None => BlockStatus::Open,
+    };
+    tx.set_block_status(block, status)?;
+    Ok(status)
+}
+
+/// Closes an open or pending block; a finished block stays as it is.
+/// False if there is no such committed block.
+pub fn close<T: BlockTx + ?Sized>(tx: &mut T, block: u64) -> StoreResult<bool> {
+    let Some((status, stake_cents)) = tx.block_status_for_update(block)? else {
+        return Ok(false);
+    };
+    match status {
+        BlockStatus::Open => {
+            tx.set_block_status(block, BlockStatus::Closed)?;
+            open_next(tx, stake_cents)?;
+        }
+        BlockStatus::Pending => tx.set_block_status(block, BlockStatus::Closed)?,
+        BlockStatus::SoldOut | BlockStatus::Closed => {}
+    }
+    Ok(true)
+}

@@ -1,0 +1,82 @@
+//! One store test suite for every backend. `suite` holds the cases, generic
+//! over a `Backend` that opens a fresh database (and opens it again, for
+//! durability); `store_suite!` turns each case into a test for one backend.
+//! A new backend adds one `store_suite!` line and nothing else.
+
+mod suite;
+
+use eldorado_server::clock::{Clock, ManualClock};
+use eldorado_server::store::sqlite::SqliteStore;
+use eldorado_server::store::Store;
+use std::sync::Arc;
+
+/// A database for one test: `open` may be called again and must reach the
+/// same data, as a restarted server would.
+pub trait Backend {
+    fn open(&self) -> Arc<dyn Store>;
+    fn clock(&self) -> &Arc<ManualClock>;
+}
+
+macro_rules! store_suite {
+    ($backend:ident, $new:expr, [$($case:ident),* $(,)?]) => {
+        mod $backend {
+            $(
+                #[test]
+                fn $case() {
+                    let backend = $new;
+                    crate::suite::$case(&backend);
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! all_cases {
+    ($backend:ident, $new:expr) => {
+        store_suite!(
+            $backend,
+            $new,
+            [
+                sales_take_tickets_in_order_and_move_money,
+                refusals_write_nothing,
+                idempotency_keys_replay_or_conflict,
+                transfers_apply_once_per_reference,
+                a_sold_out_block_rolls_over_to_the_pending_one,
+                closing_a_block_switches_over,
+                blocks_and_tickets_round_trip,
+                sessions_and_reveals,
+                everything_survives_a_reopen,
+            ]
+        );
+    };
+}
+
+/// Epoch of the suite's manual clocks: a fixed, unremarkable instant.
+pub const START_MS: u64 = 1_700_000_000_000;
+
+pub struct Sqlite {
+    dir: tempfile::TempDir,
+    clock: Arc<ManualClock>,
+}
+
+impl Sqlite {
+    fn new() -> Sqlite {
+        Sqlite {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+            clock: Arc::new(ManualClock::new(START_MS)),
+        }
+    }
+}
+
+impl Backend for Sqlite {
+    fn open(&self) -> Arc<dyn Store> {
+        let clock: Arc<dyn Clock> = self.clock.clone();
+        Arc::new(SqliteStore::open(&self.dir.path().join("store.sqlite3"), clock).expect("opens"))
+    }
+
+    fn clock(&self) -> &Arc<ManualClock> {
+        &self.clock
+    }
+}
+
+all_cases!(sqlite, crate::Sqlite::new());
