@@ -136,8 +136,7 @@ pub struct Report {
 impl Report {
     /// Every receipt check ran, and every check that ran passed.
     pub fn is_verified(&self) -> bool {
-        Check::RECEIPT.iter().all(|c| self.ran(*c))
-            && self.checks.iter().all(|(_, r)| r.is_ok())
+        Check::RECEIPT.iter().all(|c| self.ran(*c)) && self.checks.iter().all(|(_, r)| r.is_ok())
     }
 
     pub fn ran(&self, check: Check) -> bool {

@@ -197,7 +197,10 @@ fn a_resigned_ticket_that_breaks_the_rules_or_the_tree_is_caught() {
     let mut inner = sale.sale.clone();
     inner.ticket.prize_cents = 5_000;
     let failed = failed_checks(&inner.sign(&key).unwrap(), &commitment, 100);
-    assert_eq!(failed, vec![Check::Rules, Check::MerkleProof, Check::Balance]);
+    assert_eq!(
+        failed,
+        vec![Check::Rules, Check::MerkleProof, Check::Balance]
+    );
     // One cell changed on an Extra grid.
     let mut inner = sale.sale.clone();
     let mut codes = inner.ticket.grids[1].codes();

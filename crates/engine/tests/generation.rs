@@ -4,7 +4,9 @@ use eldorado_engine::export::{Audit, ExportHeader, ExportRow};
 use eldorado_engine::generate::{Drawer, Plan};
 use eldorado_engine::merkle::verify_proof;
 use eldorado_engine::prize_table::RANKS;
-use eldorado_engine::{generate_block, validate_ticket, BlockRng, Money, Params, SeedableRng, Stake};
+use eldorado_engine::{
+    generate_block, validate_ticket, BlockRng, Money, Params, SeedableRng, Stake,
+};
 use proptest::prelude::*;
 
 fn plan_strategy() -> impl Strategy<Value = Plan> {
