@@ -5,9 +5,10 @@
 use crate::api::{Config, Odds, PrizeRow, SaleResponse};
 use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
 use eldorado_engine::merkle::MerkleTree;
+use eldorado_engine::prize_table::BLOCK_TICKETS;
 use eldorado_engine::{
-    evaluate_grids, Commitment, Grid, Hash, Sale, Salt, SignedCommitment, SignedSale, SigningKey,
-    Ticket,
+    evaluate_grids, ClientNonce, Commitment, Grid, Hash, Money, Sale, Salt, SignedCommitment,
+    SignedSale, SigningKey, Ticket,
 };
 
 /// A losing main grid.
@@ -39,16 +40,17 @@ pub struct FixtureBlock {
 }
 
 impl FixtureBlock {
-    /// A block whose tickets are `tickets` in sale order; prizes and Extras
-    /// are what the rules make of the grids.
+    /// A block whose first tickets are `tickets` in sale order (prizes and
+    /// Extras are what the rules make of the grids), padded with stand-in
+    /// leaves to the rules' 400,000 tickets, as the page requires.
     ///
     /// Panics on grids that break the rules: fixtures are written by hand.
     pub fn new(block: u64, stake_cents: u64, tickets: &[&[&str]]) -> FixtureBlock {
-        FixtureBlock::padded(block, stake_cents, tickets, tickets.len() as u32)
+        FixtureBlock::padded(block, stake_cents, tickets, BLOCK_TICKETS)
     }
 
     /// Like [`FixtureBlock::new`], in a tree of `size` leaves (the rest are
-    /// stand-in hashes), so proofs are as long as in a real 400,000-ticket block.
+    /// stand-in hashes).
     pub fn padded(block: u64, stake_cents: u64, tickets: &[&[&str]], size: u32) -> FixtureBlock {
         let key = signing_key_from_secret(SECRET);
         let tickets: Vec<Ticket> = tickets
@@ -78,7 +80,8 @@ impl FixtureBlock {
             Hash(filler)
         }));
         let tree = MerkleTree::build(leaves);
-        let commitment = Commitment::new(block, stake_cents, size, tree.root()).sign(&key);
+        let commitment =
+            Commitment::new(block, stake_cents, size, Money::Play, tree.root()).sign(&key);
         FixtureBlock {
             key,
             block,
@@ -103,6 +106,7 @@ impl FixtureBlock {
             proof: self.tree.proof(position).expect("position in block"),
             player: PLAYER.to_owned(),
             sold_at_ms,
+            client_nonce: ClientNonce([0; 16]),
         }
     }
 

@@ -4,7 +4,7 @@
 use crate::api::SaleResponse;
 use eldorado_engine::grid::{Grid, ROWS};
 use eldorado_engine::verify::Check;
-use eldorado_engine::{verify_sale, LineOutcome, PublicKeyBytes};
+use eldorado_engine::{verify_sale, Expected, LineOutcome, PublicKeyBytes};
 
 /// How a line is highlighted once its grid is revealed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -73,7 +73,10 @@ pub fn verify(
         &response.sale,
         &response.commitment,
         operator,
-        stake_played_cents,
+        &Expected {
+            stake_cents: Some(stake_played_cents),
+            ..Expected::default()
+        },
     );
     if let Some((check, reason)) = report.first_failure() {
         return Err(Rejection {

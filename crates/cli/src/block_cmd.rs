@@ -3,7 +3,7 @@
 use clap::Subcommand;
 use eldorado_engine::commit::signing_key_from_secret;
 use eldorado_engine::export::{Audit, ExportHeader, ExportRow};
-use eldorado_engine::{generate_block, BlockRng, Params, SeedableRng, Stake};
+use eldorado_engine::{generate_block, BlockRng, Money, Params, SeedableRng, Stake};
 use rand::rngs::OsRng;
 use rand::TryRngCore;
 use std::fs::File;
@@ -67,11 +67,11 @@ fn generate(stake: u64, out: &Path, block_id: u64, seed: Option<u64>) -> Result<
     // The CLI has no operator key of its own: it signs with a fresh one and
     // publishes the public half, so the export is self-checking.
     let key = signing_key_from_secret(os_bytes()?);
-    let signed = block.commitment().sign(&key);
+    let signed = block.commitment(Money::Real).sign(&key);
     let file = File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut writer = BufWriter::new(file);
     let write_error = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
-    let header = ExportHeader::new(&block, Some(&signed));
+    let header = ExportHeader::new(&block, Money::Real, Some(&signed));
     serde_json::to_writer(&mut writer, &header).map_err(|e| e.to_string())?;
     writer.write_all(b"\n").map_err(write_error)?;
     for ticket in &block.tickets {

@@ -11,7 +11,7 @@ use eldorado_e2e::expect::{self, demo_block, money, spoken_grid, Lang};
 use eldorado_e2e::paths;
 use eldorado_e2e::proxy::TamperProxy;
 use eldorado_e2e::server::Server;
-use eldorado_engine::{verify_sale, Stake, Ticket};
+use eldorado_engine::{verify_sale, Expected, Stake, Ticket};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -586,7 +586,15 @@ async fn a_tampered_sale_is_refused_on_the_page() {
     let latest = server.api.history(&token, 1).await.remove(0);
     let genuine = server.api.sale(&token, latest.sale_id).await;
     let operator = server.api.public_key().await;
-    let report = verify_sale(&genuine.sale, &genuine.commitment, &operator, STAKE);
+    let report = verify_sale(
+        &genuine.sale,
+        &genuine.commitment,
+        &operator,
+        &Expected {
+            stake_cents: Some(STAKE),
+            ..Expected::default()
+        },
+    );
     assert!(report.is_verified(), "{:?}", report.first_failure());
     browser.close().await;
 }

@@ -5,15 +5,15 @@
 //! never a JSON serialization.
 
 use crate::prize_table::prize_table_digest;
-use crate::salt::{Hash, PublicKeyBytes, SignatureBytes};
+use crate::salt::{ClientNonce, Hash, PublicKeyBytes, SignatureBytes};
 use crate::ticket::Ticket;
 use ed25519_dalek::{Signer, SigningKey, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub const LEAF_TAG: &[u8] = b"ELDORADO-LEAF-V1";
-pub const COMMIT_TAG: &[u8] = b"ELDORADO-COMMIT-V1";
-pub const SALE_TAG: &[u8] = b"ELDORADO-SALE-V1";
+pub const COMMIT_TAG: &[u8] = b"ELDORADO-COMMIT-V2";
+pub const SALE_TAG: &[u8] = b"ELDORADO-SALE-V2";
 /// Longest player id a sale can carry, in UTF-8 bytes.
 pub const MAX_PLAYER_LEN: usize = 255;
 
@@ -39,33 +39,72 @@ pub fn leaf_hash(block: u64, ticket: &Ticket) -> Hash {
     Hash(Sha256::digest(leaf_bytes(block, ticket)).into())
 }
 
+/// Whose money a block's tickets are sold for. Play money (demo players)
+/// never buys from a real-money block: the kind is signed into the
+/// commitment so that the page can refuse a ticket of the wrong kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Money {
+    Real,
+    Play,
+}
+
+impl Money {
+    /// The byte in the commitment's canonical bytes.
+    pub const fn byte(self) -> u8 {
+        match self {
+            Money::Real => 0,
+            Money::Play => 1,
+        }
+    }
+
+    pub const fn from_byte(byte: u8) -> Option<Money> {
+        match byte {
+            0 => Some(Money::Real),
+            1 => Some(Money::Play),
+            _ => None,
+        }
+    }
+
+    /// `"real"` or `"play"`, as in the JSON forms.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Money::Real => "real",
+            Money::Play => "play",
+        }
+    }
+}
+
 /// What the operator commits to before a block's first sale.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Commitment {
     pub block: u64,
     pub stake_cents: u64,
     pub tickets: u32,
+    pub money: Money,
     pub prize_table: Hash,
     pub root: Hash,
 }
 
 impl Commitment {
-    pub fn new(block: u64, stake_cents: u64, tickets: u32, root: Hash) -> Commitment {
+    pub fn new(block: u64, stake_cents: u64, tickets: u32, money: Money, root: Hash) -> Commitment {
         Commitment {
             block,
             stake_cents,
             tickets,
+            money,
             prize_table: Hash(prize_table_digest()),
             root,
         }
     }
 
     pub fn canonical_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(COMMIT_TAG.len() + 84);
+        let mut bytes = Vec::with_capacity(COMMIT_TAG.len() + 85);
         bytes.extend_from_slice(COMMIT_TAG);
         bytes.extend_from_slice(&self.block.to_be_bytes());
         bytes.extend_from_slice(&self.stake_cents.to_be_bytes());
         bytes.extend_from_slice(&self.tickets.to_be_bytes());
+        bytes.push(self.money.byte());
         bytes.extend_from_slice(&self.prize_table.0);
         bytes.extend_from_slice(&self.root.0);
         bytes
@@ -140,6 +179,9 @@ pub struct Sale {
     pub player: String,
     /// Unix time of the sale in milliseconds.
     pub sold_at_ms: u64,
+    /// The buyer's nonce from the purchase request (all zeros when an API
+    /// client sent none): binds this signature to that one request.
+    pub client_nonce: ClientNonce,
 }
 
 impl Sale {
@@ -153,7 +195,7 @@ impl Sale {
             return Err(SignatureError::FieldTooLong);
         }
         let mut bytes =
-            Vec::with_capacity(SALE_TAG.len() + 100 + 32 * self.proof.len() + player.len());
+            Vec::with_capacity(SALE_TAG.len() + 116 + 32 * self.proof.len() + player.len());
         bytes.extend_from_slice(SALE_TAG);
         bytes.extend_from_slice(&self.sale_id.to_be_bytes());
         bytes.extend_from_slice(&self.block.to_be_bytes());
@@ -167,6 +209,7 @@ impl Sale {
         bytes.push(player.len() as u8);
         bytes.extend_from_slice(player);
         bytes.extend_from_slice(&self.sold_at_ms.to_be_bytes());
+        bytes.extend_from_slice(&self.client_nonce.0);
         Ok(bytes)
     }
 

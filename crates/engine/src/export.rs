@@ -4,7 +4,7 @@
 //! the caller's job, so that the same audit runs in the CLI, the server and
 //! the browser.
 
-use crate::commit::{leaf_hash, Commitment, SignedCommitment};
+use crate::commit::{leaf_hash, Commitment, Money, SignedCommitment};
 use crate::generate::{apportion, Block, Params};
 use crate::merkle::MerkleTree;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS, RANKS};
@@ -12,7 +12,7 @@ use crate::salt::{Hash, PublicKeyBytes, SignatureBytes};
 use crate::ticket::{validate_ticket, Ticket, MAX_EXTRAS};
 use serde::{Deserialize, Serialize};
 
-pub const FORMAT: &str = "eldorado-block-export/1";
+pub const FORMAT: &str = "eldorado-block-export/2";
 
 /// First line of an export.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +21,7 @@ pub struct ExportHeader {
     pub block: u64,
     pub stake_cents: u64,
     pub tickets: u32,
+    pub money: Money,
     pub root: Hash,
     pub prize_table: Hash,
     pub params: Params,
@@ -30,13 +31,14 @@ pub struct ExportHeader {
 }
 
 impl ExportHeader {
-    pub fn new(block: &Block, signed: Option<&SignedCommitment>) -> ExportHeader {
-        let commitment = block.commitment();
+    pub fn new(block: &Block, money: Money, signed: Option<&SignedCommitment>) -> ExportHeader {
+        let commitment = block.commitment(money);
         ExportHeader {
             format: FORMAT.to_owned(),
             block: commitment.block,
             stake_cents: commitment.stake_cents,
             tickets: commitment.tickets,
+            money: commitment.money,
             root: commitment.root,
             prize_table: commitment.prize_table,
             params: block.params.clone(),
@@ -50,6 +52,7 @@ impl ExportHeader {
             block: self.block,
             stake_cents: self.stake_cents,
             tickets: self.tickets,
+            money: self.money,
             prize_table: self.prize_table,
             root: self.root,
         }

@@ -18,16 +18,18 @@ pub mod symbol;
 pub mod ticket;
 pub mod verify;
 
-pub use commit::{Commitment, Sale, SignedCommitment, SignedSale};
+pub use commit::{Commitment, Money, Sale, SignedCommitment, SignedSale};
 pub use ed25519_dalek::SigningKey;
 pub use generate::{generate_block, Block, Params};
 pub use grid::Grid;
 pub use line::{evaluate_line, Award, Combination, LineOutcome};
-pub use salt::{Hash, PublicKeyBytes, Salt, SignatureBytes};
+pub use salt::{ClientNonce, Hash, PublicKeyBytes, Salt, SignatureBytes};
 pub use stake::Stake;
 pub use symbol::Symbol;
 pub use ticket::{evaluate_grids, validate_ticket, Evaluation, Ticket, TicketError};
-pub use verify::{verify_sale, Check, Report};
+pub use verify::{
+    verify_receipt, verify_sale, BalanceChange, Check, CommitmentSeen, Expected, Report,
+};
 
 pub use rand::SeedableRng;
 /// The CSPRNG used to generate blocks: ChaCha20, seeded from the OS by the

@@ -67,6 +67,12 @@ hex_bytes!(
     16
 );
 hex_bytes!(
+    /// The buyer's fresh 128-bit random number, signed into its sale so that
+    /// no other sale can be replayed as the answer to this purchase.
+    ClientNonce,
+    16
+);
+hex_bytes!(
     /// A SHA-256 digest.
     Hash,
     32

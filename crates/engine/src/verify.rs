@@ -1,9 +1,16 @@
-//! What the browser checks before it shows a sold ticket (SPEC §7).
+//! What the browser checks before it shows a sold ticket (SPEC §7), and what
+//! anyone can check of a receipt without the server.
+//!
+//! The checks that need only the sale, its commitment and the operator key
+//! always run; the ones that need the buyer's side of the purchase (the
+//! stake played, the nonce sent, the balance seen before) run when the
+//! caller supplies that side in [`Expected`]. A report lists exactly the
+//! checks that ran.
 
-use crate::commit::{SignedCommitment, SignedSale};
+use crate::commit::{Money, SignedCommitment, SignedSale};
 use crate::merkle::verify_proof;
-use crate::prize_table::prize_table_digest;
-use crate::salt::PublicKeyBytes;
+use crate::prize_table::{prize_table_digest, BLOCK_TICKETS};
+use crate::salt::{ClientNonce, PublicKeyBytes};
 use crate::ticket::{validate_ticket, Evaluation};
 
 /// One check of the verification, in the order they run.
@@ -13,6 +20,11 @@ pub enum Check {
     CommitmentSignature,
     /// The commitment is to the prize table of these rules.
     PrizeTable,
+    /// The committed block has the rules' number of tickets (400,000), so
+    /// the operator cannot commit to a block made for one buyer.
+    BlockSize,
+    /// The buyer had seen this very commitment before buying.
+    CommitmentSeen,
     /// The sale is signed by the operator key.
     SaleSignature,
     /// The sale belongs to the committed block (id, size, stake).
@@ -23,34 +35,97 @@ pub enum Check {
     MerkleProof,
     /// The ticket's stake is the stake the player played.
     StakePlayed,
+    /// The sale is to this player.
+    Player,
+    /// The sale answers this purchase: it carries the nonce sent with it.
+    ClientNonce,
+    /// The block sells the kind of money the player plays with.
+    MoneyKind,
+    /// The new balance is the old one, less the stake, plus the prize.
+    Balance,
 }
 
 impl Check {
-    pub const ALL: [Check; 7] = [
+    pub const ALL: [Check; 13] = [
         Check::CommitmentSignature,
         Check::PrizeTable,
+        Check::BlockSize,
+        Check::CommitmentSeen,
         Check::SaleSignature,
         Check::SameBlock,
         Check::Rules,
         Check::MerkleProof,
         Check::StakePlayed,
+        Check::Player,
+        Check::ClientNonce,
+        Check::MoneyKind,
+        Check::Balance,
     ];
 
-    /// A stable machine name, used by the UI and the tests.
+    /// The checks that need nothing but the receipt and the operator key.
+    pub const RECEIPT: [Check; 7] = [
+        Check::CommitmentSignature,
+        Check::PrizeTable,
+        Check::BlockSize,
+        Check::SaleSignature,
+        Check::SameBlock,
+        Check::Rules,
+        Check::MerkleProof,
+    ];
+
+    /// A stable machine name, used by the UI, the CLI and the tests.
     pub const fn code(self) -> &'static str {
         match self {
             Check::CommitmentSignature => "commitment_signature",
             Check::PrizeTable => "prize_table",
+            Check::BlockSize => "block_size",
+            Check::CommitmentSeen => "commitment_seen",
             Check::SaleSignature => "sale_signature",
             Check::SameBlock => "same_block",
             Check::Rules => "rules",
             Check::MerkleProof => "merkle_proof",
             Check::StakePlayed => "stake_played",
+            Check::Player => "player",
+            Check::ClientNonce => "client_nonce",
+            Check::MoneyKind => "money",
+            Check::Balance => "balance",
         }
     }
 }
 
-/// Every check with its result; a ticket may be shown only if all passed.
+/// What the commitment of the sale's block must be, from what the buyer
+/// loaded before the purchase.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum CommitmentSeen<'a> {
+    /// Not checked (a receipt read later, a ticket re-opened from history).
+    #[default]
+    NotChecked,
+    /// The buyer had seen no commitment for this block before buying.
+    Unseen,
+    /// The commitment the buyer had seen for this block before buying.
+    Seen(&'a SignedCommitment),
+}
+
+/// A balance before and after a sale, as the buyer saw them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BalanceChange {
+    pub before_cents: u64,
+    pub after_cents: u64,
+}
+
+/// The buyer's side of a purchase; each `None` skips its check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Expected<'a> {
+    pub stake_cents: Option<u64>,
+    pub player: Option<&'a str>,
+    pub client_nonce: Option<ClientNonce>,
+    pub money: Option<Money>,
+    pub commitment_seen: CommitmentSeen<'a>,
+    pub balance: Option<BalanceChange>,
+}
+
+/// Every check that ran, with its result; a ticket may be shown only if all
+/// passed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
     pub checks: Vec<(Check, Result<(), String>)>,
@@ -59,8 +134,13 @@ pub struct Report {
 }
 
 impl Report {
+    /// Every receipt check ran, and every check that ran passed.
     pub fn is_verified(&self) -> bool {
-        self.checks.len() == Check::ALL.len() && self.checks.iter().all(|(_, r)| r.is_ok())
+        Check::RECEIPT.iter().all(|c| self.ran(*c)) && self.checks.iter().all(|(_, r)| r.is_ok())
+    }
+
+    pub fn ran(&self, check: Check) -> bool {
+        self.checks.iter().any(|(c, _)| *c == check)
     }
 
     /// The first failed check and why.
@@ -71,13 +151,21 @@ impl Report {
     }
 }
 
-/// Runs every check of a sale against its block's commitment, the operator
-/// key from the game configuration and the stake the player chose.
+fn ensure(ok: bool, why: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(why())
+    }
+}
+
+/// Runs every check of a sale against its block's commitment and the
+/// operator key, plus each check of the buyer's side that `expected` gives.
 pub fn verify_sale(
     sale: &SignedSale,
     commitment: &SignedCommitment,
     operator: &PublicKeyBytes,
-    stake_played_cents: u64,
+    expected: &Expected<'_>,
 ) -> Report {
     let committed = &commitment.commitment;
     let inner = &sale.sale;
@@ -87,9 +175,28 @@ pub fn verify_sale(
     for check in Check::ALL {
         let result = match check {
             Check::CommitmentSignature => commitment.verify(operator).map_err(|e| e.to_string()),
-            Check::PrizeTable => (committed.prize_table.0 == prize_table_digest())
-                .then_some(())
-                .ok_or_else(|| "the block commits to another prize table".to_owned()),
+            Check::PrizeTable => ensure(committed.prize_table.0 == prize_table_digest(), || {
+                "the block commits to another prize table".to_owned()
+            }),
+            Check::BlockSize => ensure(committed.tickets == BLOCK_TICKETS, || {
+                format!(
+                    "the block has {} tickets, the rules say {BLOCK_TICKETS}",
+                    committed.tickets
+                )
+            }),
+            Check::CommitmentSeen => match expected.commitment_seen {
+                CommitmentSeen::NotChecked => continue,
+                CommitmentSeen::Unseen => Err(format!(
+                    "block {} was not announced before the purchase",
+                    committed.block
+                )),
+                CommitmentSeen::Seen(seen) => ensure(seen == commitment, || {
+                    format!(
+                        "block {} differs from the commitment announced before the purchase",
+                        committed.block
+                    )
+                }),
+            },
             Check::SaleSignature => sale.verify_signature(operator).map_err(|e| e.to_string()),
             Check::SameBlock => {
                 if inner.block != committed.block {
@@ -102,13 +209,13 @@ pub fn verify_sale(
                         "sale says {} tickets, block has {}",
                         inner.tickets, committed.tickets
                     ))
-                } else if ticket.stake_cents != committed.stake_cents {
-                    Err(format!(
-                        "ticket stake {} cents, block stake {} cents",
-                        ticket.stake_cents, committed.stake_cents
-                    ))
                 } else {
-                    Ok(())
+                    ensure(ticket.stake_cents == committed.stake_cents, || {
+                        format!(
+                            "ticket stake {} cents, block stake {} cents",
+                            ticket.stake_cents, committed.stake_cents
+                        )
+                    })
                 }
             }
             Check::Rules => validate_ticket(ticket)
@@ -122,16 +229,75 @@ pub fn verify_sale(
                 &committed.root,
             )
             .map_err(|e| e.to_string()),
-            Check::StakePlayed => (ticket.stake_cents == stake_played_cents)
-                .then_some(())
-                .ok_or_else(|| {
+            Check::StakePlayed => {
+                let Some(played) = expected.stake_cents else {
+                    continue;
+                };
+                ensure(ticket.stake_cents == played, || {
                     format!(
-                        "ticket stake {} cents, played {} cents",
-                        ticket.stake_cents, stake_played_cents
+                        "ticket stake {} cents, played {played} cents",
+                        ticket.stake_cents
                     )
-                }),
+                })
+            }
+            Check::Player => {
+                let Some(player) = expected.player else {
+                    continue;
+                };
+                ensure(inner.player == player, || {
+                    "the sale is to another player".to_owned()
+                })
+            }
+            Check::ClientNonce => {
+                let Some(nonce) = expected.client_nonce else {
+                    continue;
+                };
+                ensure(inner.client_nonce == nonce, || {
+                    "the sale answers another purchase (its nonce is not ours)".to_owned()
+                })
+            }
+            Check::MoneyKind => {
+                let Some(money) = expected.money else {
+                    continue;
+                };
+                ensure(committed.money == money, || {
+                    format!(
+                        "a {}-money ticket for a {}-money player",
+                        committed.money.as_str(),
+                        money.as_str()
+                    )
+                })
+            }
+            Check::Balance => {
+                let Some(balance) = expected.balance else {
+                    continue;
+                };
+                let computed = balance
+                    .before_cents
+                    .checked_sub(ticket.stake_cents)
+                    .and_then(|rest| rest.checked_add(ticket.prize_cents));
+                ensure(computed == Some(balance.after_cents), || {
+                    format!(
+                        "balance {} cents after the sale, expected {} − {} + {} cents",
+                        balance.after_cents,
+                        balance.before_cents,
+                        ticket.stake_cents,
+                        ticket.prize_cents
+                    )
+                })
+            }
         };
         checks.push((check, result));
     }
     Report { checks, evaluation }
+}
+
+/// The checks of a receipt (a sale with its commitment) that need no
+/// session: what `eldorado verify` runs.
+pub fn verify_receipt(
+    sale: &SignedSale,
+    commitment: &SignedCommitment,
+    operator: &PublicKeyBytes,
+) -> Report {
+    verify_sale(sale, commitment, operator, &Expected::default())
 }

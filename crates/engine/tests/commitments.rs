@@ -3,71 +3,117 @@
 use eldorado_engine::commit::{public_key_of, signing_key_from_secret};
 use eldorado_engine::generate::{Drawer, Plan};
 use eldorado_engine::merkle::MerkleTree;
+use eldorado_engine::prize_table::BLOCK_TICKETS;
 use eldorado_engine::{
-    verify_sale, BlockRng, Check, Commitment, Hash, Params, Sale, SeedableRng, SignedCommitment,
-    SignedSale, Stake,
+    verify_receipt, verify_sale, BalanceChange, BlockRng, Check, ClientNonce, Commitment,
+    CommitmentSeen, Expected, Hash, Money, Params, PublicKeyBytes, Sale, SeedableRng,
+    SignedCommitment, SignedSale, Stake, Ticket,
 };
+use std::sync::OnceLock;
 
 const BLOCK: u64 = 42;
-const TICKETS: u32 = 13;
+/// Tickets drawn for real at the start of the block; the rest of its
+/// 400,000 leaves are stand-ins, which no test sells.
+const DRAWN: u32 = 13;
+const PLAYER: &str = "player-1";
+const NONCE: ClientNonce = ClientNonce([0x5a; 16]);
 
-/// A small committed block (13 tickets: odd levels included) and a signed
-/// sale of the ticket at `position`, which has Extras and a win.
-fn fixture(
-    position: u32,
-) -> (
-    SignedSale,
-    SignedCommitment,
-    eldorado_engine::PublicKeyBytes,
-) {
-    let key = signing_key_from_secret([9; 32]);
-    let mut rng = BlockRng::seed_from_u64(1);
-    let drawer = Drawer::new(&Params::default());
-    let tickets: Vec<_> = (0..TICKETS)
-        .map(|p| {
-            drawer.draw(
-                &mut rng,
-                p,
-                Stake::ONE_EURO,
-                Plan::Win { rank: 4, extras: 2 },
-            )
-        })
-        .collect();
-    let tree = MerkleTree::build(
-        tickets
+/// A full-size committed block whose first tickets all win rank 4 with two
+/// Extras, built once for the whole test binary.
+fn block() -> &'static (Vec<Ticket>, MerkleTree) {
+    static BLOCK_TREE: OnceLock<(Vec<Ticket>, MerkleTree)> = OnceLock::new();
+    BLOCK_TREE.get_or_init(|| {
+        let mut rng = BlockRng::seed_from_u64(1);
+        let drawer = Drawer::new(&Params::default());
+        let tickets: Vec<_> = (0..DRAWN)
+            .map(|p| {
+                drawer.draw(
+                    &mut rng,
+                    p,
+                    Stake::ONE_EURO,
+                    Plan::Win { rank: 4, extras: 2 },
+                )
+            })
+            .collect();
+        let leaves = tickets
             .iter()
             .map(|t| eldorado_engine::commit::leaf_hash(BLOCK, t))
-            .collect(),
-    );
-    let commitment = Commitment::new(BLOCK, 100, TICKETS, tree.root()).sign(&key);
+            .chain((DRAWN..BLOCK_TICKETS).map(|i| {
+                let mut filler = [0u8; 32];
+                filler[..4].copy_from_slice(&i.to_be_bytes());
+                Hash(filler)
+            }))
+            .collect();
+        (tickets, MerkleTree::build(leaves))
+    })
+}
+
+fn operator_key() -> ed25519_dalek::SigningKey {
+    signing_key_from_secret([9; 32])
+}
+
+/// The signed sale of the ticket at `position` to [`PLAYER`] with
+/// [`NONCE`], its block's real-money commitment and the operator key.
+fn fixture(position: u32) -> (SignedSale, SignedCommitment, PublicKeyBytes) {
+    let key = operator_key();
+    let (tickets, tree) = block();
+    let commitment =
+        Commitment::new(BLOCK, 100, BLOCK_TICKETS, Money::Real, tree.root()).sign(&key);
     let sale = Sale {
         sale_id: 1234,
         block: BLOCK,
-        tickets: TICKETS,
+        tickets: BLOCK_TICKETS,
         ticket: tickets[position as usize].clone(),
         proof: tree.proof(position).unwrap(),
-        player: "player-1".to_owned(),
+        player: PLAYER.to_owned(),
         sold_at_ms: 1_780_000_000_000,
+        client_nonce: NONCE,
     }
     .sign(&key)
     .unwrap();
     (sale, commitment, public_key_of(&key))
 }
 
-fn failed_checks(sale: &SignedSale, commitment: &SignedCommitment, stake: u64) -> Vec<Check> {
-    let (_, _, key) = fixture(0);
-    verify_sale(sale, commitment, &key, stake)
+/// What the buyer of [`fixture`]'s sales expects, having seen `seen` and
+/// played `stake` with 10 € before.
+fn purchase(stake: u64, seen: &SignedCommitment) -> Expected<'_> {
+    Expected {
+        stake_cents: Some(stake),
+        player: Some(PLAYER),
+        client_nonce: Some(NONCE),
+        money: Some(Money::Real),
+        commitment_seen: CommitmentSeen::Seen(seen),
+        balance: Some(BalanceChange {
+            before_cents: 1_000,
+            after_cents: 1_000 - 100 + 2_500,
+        }),
+    }
+}
+
+fn failures(report: eldorado_engine::Report) -> Vec<Check> {
+    report
         .checks
         .into_iter()
         .filter_map(|(check, result)| result.is_err().then_some(check))
         .collect()
 }
 
+fn failed_checks(sale: &SignedSale, commitment: &SignedCommitment, stake: u64) -> Vec<Check> {
+    let (_, _, key) = fixture(0);
+    failures(verify_sale(
+        sale,
+        commitment,
+        &key,
+        &purchase(stake, commitment),
+    ))
+}
+
 #[test]
 fn genuine_sales_verify_at_every_position() {
-    for position in 0..TICKETS {
+    for position in 0..DRAWN {
         let (sale, commitment, key) = fixture(position);
-        let report = verify_sale(&sale, &commitment, &key, 100);
+        let report = verify_sale(&sale, &commitment, &key, &purchase(100, &commitment));
+        assert_eq!(report.checks.len(), Check::ALL.len());
         assert!(
             report.is_verified(),
             "{position}: {:?}",
@@ -133,6 +179,7 @@ fn changing_any_signed_field_breaks_the_signature() {
             Box::new(|s| s.ticket.grids[1] = "CSSDD/DDDRR/RRRRS".parse().unwrap()),
         ),
         ("tickets", Box::new(|s| s.tickets += 1)),
+        ("client_nonce", Box::new(|s| s.client_nonce.0[0] ^= 1)),
     ];
     for (name, edit) in edits {
         let mut tampered = sale.clone();
@@ -146,11 +193,14 @@ fn changing_any_signed_field_breaks_the_signature() {
 fn a_resigned_ticket_that_breaks_the_rules_or_the_tree_is_caught() {
     let (sale, commitment, _) = fixture(2);
     let key = signing_key_from_secret([9; 32]);
-    // The prize raised: the rules and the leaf both give it away.
+    // The prize raised: the rules, the leaf and the balance all give it away.
     let mut inner = sale.sale.clone();
     inner.ticket.prize_cents = 5_000;
     let failed = failed_checks(&inner.sign(&key).unwrap(), &commitment, 100);
-    assert_eq!(failed, vec![Check::Rules, Check::MerkleProof]);
+    assert_eq!(
+        failed,
+        vec![Check::Rules, Check::MerkleProof, Check::Balance]
+    );
     // One cell changed on an Extra grid.
     let mut inner = sale.sale.clone();
     let mut codes = inner.ticket.grids[1].codes();
@@ -207,7 +257,7 @@ fn a_sale_survives_its_json_form_unchanged() {
     let json = serde_json::to_string(&sale).unwrap();
     let back: SignedSale = serde_json::from_str(&json).unwrap();
     assert_eq!(back, sale);
-    assert!(verify_sale(&back, &commitment, &key, 100).is_verified());
+    assert!(verify_sale(&back, &commitment, &key, &purchase(100, &commitment)).is_verified());
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     for field in [
         "sale_id",
@@ -217,6 +267,7 @@ fn a_sale_survives_its_json_form_unchanged() {
         "proof",
         "player",
         "sold_at_ms",
+        "client_nonce",
         "signature",
     ] {
         assert!(value.get(field).is_some(), "missing {field}");
@@ -224,3 +275,191 @@ fn a_sale_survives_its_json_form_unchanged() {
     // Stakes outside 50/100/200 never deserialize into a Stake.
     assert!(serde_json::from_str::<Stake>("70").is_err());
 }
+
+#[test]
+fn a_block_made_for_one_buyer_is_refused_even_if_signed() {
+    // The operator picks a ticket, commits to a one-ticket "block" holding
+    // it and signs both: every signature and the proof are genuine.
+    let key = operator_key();
+    let (tickets, _) = block();
+    let ticket = tickets[0].clone();
+    let tree = MerkleTree::build(vec![eldorado_engine::commit::leaf_hash(BLOCK, &ticket)]);
+    let commitment = Commitment::new(BLOCK, 100, 1, Money::Real, tree.root()).sign(&key);
+    let sale = Sale {
+        sale_id: 1,
+        block: BLOCK,
+        tickets: 1,
+        ticket,
+        proof: vec![],
+        player: PLAYER.to_owned(),
+        sold_at_ms: 1,
+        client_nonce: NONCE,
+    }
+    .sign(&key)
+    .unwrap();
+    let report = verify_receipt(&sale, &commitment, &public_key_of(&key));
+    assert!(!report.is_verified());
+    assert_eq!(failures(report), vec![Check::BlockSize]);
+}
+
+#[test]
+fn a_replayed_or_foreign_sale_is_refused() {
+    let (sale, commitment, key) = fixture(7);
+    let other_nonce = Expected {
+        client_nonce: Some(ClientNonce([0x11; 16])),
+        ..purchase(100, &commitment)
+    };
+    assert_eq!(
+        failures(verify_sale(&sale, &commitment, &key, &other_nonce)),
+        vec![Check::ClientNonce]
+    );
+    let other_player = Expected {
+        player: Some("player-2"),
+        ..purchase(100, &commitment)
+    };
+    assert_eq!(
+        failures(verify_sale(&sale, &commitment, &key, &other_player)),
+        vec![Check::Player]
+    );
+}
+
+#[test]
+fn a_commitment_not_announced_before_the_purchase_is_refused() {
+    let (sale, commitment, key) = fixture(8);
+    let unseen = Expected {
+        commitment_seen: CommitmentSeen::Unseen,
+        ..purchase(100, &commitment)
+    };
+    assert_eq!(
+        failures(verify_sale(&sale, &commitment, &key, &unseen)),
+        vec![Check::CommitmentSeen]
+    );
+    // Equivocation: two signed commitments for one block id.
+    let announced = Commitment {
+        root: Hash([7; 32]),
+        ..commitment.commitment.clone()
+    }
+    .sign(&operator_key());
+    let equivocating = Expected {
+        commitment_seen: CommitmentSeen::Seen(&announced),
+        ..purchase(100, &commitment)
+    };
+    assert_eq!(
+        failures(verify_sale(&sale, &commitment, &key, &equivocating)),
+        vec![Check::CommitmentSeen]
+    );
+}
+
+#[test]
+fn play_money_and_real_money_tickets_do_not_mix() {
+    let (sale, commitment, key) = fixture(9);
+    let play_player = Expected {
+        money: Some(Money::Play),
+        ..purchase(100, &commitment)
+    };
+    assert_eq!(
+        failures(verify_sale(&sale, &commitment, &key, &play_player)),
+        vec![Check::MoneyKind]
+    );
+    // The money byte is signed: relabelling the block breaks its signature.
+    let mut relabelled = commitment.clone();
+    relabelled.commitment.money = Money::Play;
+    assert!(relabelled.verify(&key).is_err());
+}
+
+#[test]
+fn the_balance_must_move_by_exactly_the_prize_less_the_stake() {
+    let (sale, commitment, key) = fixture(10);
+    for after_cents in [1_000 - 100 + 2_500 + 1, 1_000 - 100, 1_000 + 2_500] {
+        let inflated = Expected {
+            balance: Some(BalanceChange {
+                before_cents: 1_000,
+                after_cents,
+            }),
+            ..purchase(100, &commitment)
+        };
+        assert_eq!(
+            failures(verify_sale(&sale, &commitment, &key, &inflated)),
+            vec![Check::Balance],
+            "{after_cents}"
+        );
+    }
+    // A balance below the stake cannot have paid for the ticket.
+    let underwater = Expected {
+        balance: Some(BalanceChange {
+            before_cents: 50,
+            after_cents: 2_450,
+        }),
+        ..purchase(100, &commitment)
+    };
+    assert_eq!(
+        failures(verify_sale(&sale, &commitment, &key, &underwater)),
+        vec![Check::Balance]
+    );
+}
+
+#[test]
+fn a_receipt_runs_only_the_checks_that_need_no_session() {
+    let (sale, commitment, key) = fixture(11);
+    let report = verify_receipt(&sale, &commitment, &key);
+    assert!(report.is_verified());
+    let ran: Vec<Check> = report.checks.iter().map(|(c, _)| *c).collect();
+    assert_eq!(ran, Check::RECEIPT.to_vec());
+}
+
+/// The worked example of docs/PROTOCOL.md §5: if the document and the
+/// engine ever disagree, this fails.
+#[test]
+fn the_protocol_worked_example_of_a_v2_sale() {
+    let ticket = Ticket {
+        position: 1234,
+        stake_cents: 100,
+        grids: vec!["SDRCD/PPSDR/RSDCM".parse().unwrap()],
+        prize_cents: 0,
+        extras: 0,
+        salt: eldorado_engine::Salt([0x0f; 16]),
+    };
+    let sale = Sale {
+        sale_id: 17,
+        block: 3,
+        tickets: BLOCK_TICKETS,
+        ticket,
+        proof: vec![Hash([0x11; 32]), Hash([0x22; 32])],
+        player: "alice".to_owned(),
+        sold_at_ms: 1_796_200_000_000,
+        client_nonce: ClientNonce::from_hex("00112233445566778899aabbccddeeff").unwrap(),
+    };
+    let bytes = sale.canonical_bytes().unwrap();
+    let key = signing_key_from_secret([7; 32]);
+    let signed = sale.clone().sign(&key).unwrap();
+    assert_eq!(
+        sale.leaf().to_hex(),
+        "76aef579b354c6757926c303f04562641fb9d96e692d40e520f46cd159876cbe"
+    );
+    assert_eq!(
+        public_key_of(&key).to_hex(),
+        "ea4a6c63e29c520abef5507b132ec5f9954776aebebe7b92421eea691446d22c"
+    );
+    assert_eq!(hex::encode(&bytes), EXAMPLE_SALE_BYTES);
+    assert_eq!(signed.signature.to_hex(), EXAMPLE_SALE_SIGNATURE);
+}
+
+const EXAMPLE_SALE_BYTES: &str = concat!(
+    "454c444f5241444f2d53414c452d5632",
+    "0000000000000011",
+    "0000000000000003",
+    "00061a80",
+    "000004d2",
+    "76aef579b354c6757926c303f04562641fb9d96e692d40e520f46cd159876cbe",
+    "02",
+    "1111111111111111111111111111111111111111111111111111111111111111",
+    "2222222222222222222222222222222222222222222222222222222222222222",
+    "05",
+    "616c696365",
+    "000001a235dcea00",
+    "00112233445566778899aabbccddeeff",
+);
+const EXAMPLE_SALE_SIGNATURE: &str = concat!(
+    "4a7f8c1a6be574896a0069d1142ac839a2a5a5dd3f783437cc9f905ed0804d81",
+    "498d0eb22878db08d644f5945017b7a2e7b5a7df7589f4021ffb9f426b2c2903",
+);

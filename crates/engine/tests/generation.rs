@@ -4,7 +4,9 @@ use eldorado_engine::export::{Audit, ExportHeader, ExportRow};
 use eldorado_engine::generate::{Drawer, Plan};
 use eldorado_engine::merkle::verify_proof;
 use eldorado_engine::prize_table::RANKS;
-use eldorado_engine::{generate_block, validate_ticket, BlockRng, Params, SeedableRng, Stake};
+use eldorado_engine::{
+    generate_block, validate_ticket, BlockRng, Money, Params, SeedableRng, Stake,
+};
 use proptest::prelude::*;
 
 fn plan_strategy() -> impl Strategy<Value = Plan> {
@@ -36,7 +38,7 @@ proptest! {
 }
 
 fn audit(block: &eldorado_engine::Block) -> eldorado_engine::export::AuditReport {
-    let mut audit = Audit::new(ExportHeader::new(block, None));
+    let mut audit = Audit::new(ExportHeader::new(block, Money::Real, None));
     for ticket in &block.tickets {
         audit.push(&ExportRow {
             leaf: block.tree.leaf(ticket.position).unwrap(),
@@ -95,7 +97,7 @@ fn the_audit_names_a_tampered_block() {
     let ticket = &mut tampered.tickets[winner];
     ticket.grids[0] = "CSSDD/DDDRR/RRRRS".parse().unwrap();
     ticket.prize_cents = 0;
-    let mut audit = Audit::new(ExportHeader::new(&block, None));
+    let mut audit = Audit::new(ExportHeader::new(&block, Money::Real, None));
     for ticket in &tampered.tickets {
         let leaf = eldorado_engine::commit::leaf_hash(1, ticket);
         audit.push(&ExportRow {

@@ -6,7 +6,9 @@ use crate::keys::os_random;
 use crate::store::{BlockStatus, Store, StoreError};
 use eldorado_engine::generate::demo_rng;
 use eldorado_engine::merkle::MerkleTree;
-use eldorado_engine::{generate_block, BlockRng, Hash, Params, SeedableRng, SigningKey, Stake};
+use eldorado_engine::{
+    generate_block, BlockRng, Hash, Money, Params, SeedableRng, SigningKey, Stake,
+};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -153,7 +155,7 @@ impl BlockBook {
         };
         let block = generate_block(id, stake, &Params::default(), &mut rng)
             .map_err(|e| BlockError::Generate(e.to_string()))?;
-        let signed = block.commitment().sign(&self.key);
+        let signed = block.commitment(Money::Real).sign(&self.key);
         // The tree is on hand before the block can open, so its first sale
         // always finds its proof.
         self.live_write().insert(id, Arc::new(block.tree.clone()));

@@ -11,7 +11,9 @@ use crate::sessions::Sessions;
 use crate::store::sqlite::SqliteStore;
 use crate::store::{SaleRecord, Store, StoreError};
 use eldorado_engine::commit::public_key_of;
-use eldorado_engine::{PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey};
+use eldorado_engine::{
+    ClientNonce, PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey,
+};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -170,6 +172,7 @@ impl AppState {
             proof,
             player: record.player_id.clone(),
             sold_at_ms: record.sold_at_ms,
+            client_nonce: ClientNonce([0; 16]),
         }
         .sign(&self.key)
         .map_err(ApiError::internal)

@@ -7,7 +7,7 @@
 
 pub mod lines;
 
-use crate::commit::{leaf_hash, Commitment};
+use crate::commit::{leaf_hash, Commitment, Money};
 use crate::grid::{Grid, ROWS};
 use crate::merkle::{MerkleTree, ProofError};
 use crate::prize_table::{losing_tickets, Rank, BLOCK_TICKETS, RANKS};
@@ -255,11 +255,13 @@ impl Block {
         self.tree.root()
     }
 
-    pub fn commitment(&self) -> Commitment {
+    /// The commitment to this block, for tickets sold for `money`.
+    pub fn commitment(&self, money: Money) -> Commitment {
         Commitment::new(
             self.id,
             self.stake.cents(),
             self.tickets.len() as u32,
+            money,
             self.root(),
         )
     }

@@ -105,6 +105,7 @@ pub async fn export(
         block: c.block,
         stake_cents: c.stake_cents,
         tickets: c.tickets,
+        money: c.money,
         root: c.root,
         prize_table: c.prize_table,
         params: record.params.clone(),

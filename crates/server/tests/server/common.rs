@@ -4,7 +4,7 @@
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use axum::Router;
-use eldorado_engine::{verify_sale, PublicKeyBytes, SignedCommitment, SignedSale};
+use eldorado_engine::{verify_sale, Expected, PublicKeyBytes, SignedCommitment, SignedSale};
 use eldorado_server::{app, AppState, Config};
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -125,7 +125,15 @@ pub async fn play(router: &Router, token: &str, stake: u64, key: &str) -> Reply 
 pub fn assert_verified(body: &Value, public_key: &PublicKeyBytes, stake: u64, player: &str) {
     let sale: SignedSale = serde_json::from_value(body["sale"].clone()).unwrap();
     let commitment: SignedCommitment = serde_json::from_value(body["commitment"].clone()).unwrap();
-    let report = verify_sale(&sale, &commitment, public_key, stake);
+    let report = verify_sale(
+        &sale,
+        &commitment,
+        public_key,
+        &Expected {
+            stake_cents: Some(stake),
+            ..Expected::default()
+        },
+    );
     assert!(report.is_verified(), "{:?}", report.first_failure());
     assert_eq!(sale.sale.player, player);
     let before = body["balance_before_cents"].as_u64().unwrap();

@@ -4,7 +4,7 @@
 use crate::common::*;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use eldorado_engine::{verify_sale, SignedCommitment, SignedSale};
+use eldorado_engine::{verify_sale, Expected, SignedCommitment, SignedSale};
 use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
@@ -94,7 +94,16 @@ async fn many_players_at_once_conserve_money() {
                             serde_json::from_value(reply["sale"].clone()).unwrap();
                         let commitment: SignedCommitment =
                             serde_json::from_value(reply["commitment"].clone()).unwrap();
-                        assert!(verify_sale(&sale, &commitment, &public_key, stake).is_verified());
+                        assert!(verify_sale(
+                            &sale,
+                            &commitment,
+                            &public_key,
+                            &Expected {
+                                stake_cents: Some(stake),
+                                ..Expected::default()
+                            }
+                        )
+                        .is_verified());
                         sales.push((stake, sale));
                     }
                     StatusCode::PAYMENT_REQUIRED => {
