@@ -12,7 +12,7 @@ pub struct ErrorBody {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorDetail {
-    /// One of [`ErrorCode`]. Kept as text so that a client still reads an
+    /// One of the `ErrorCode` names. Kept as text so that a client still reads an
     /// error whose code a newer server added.
     #[cfg_attr(feature = "openapi", schema(value_type = ErrorCode))]
     pub code: String,

@@ -5,7 +5,9 @@
 
 use crate::examples;
 use std::borrow::Cow;
-use utoipa::openapi::schema::{ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
+use utoipa::openapi::schema::{
+    ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type,
+};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 
@@ -51,18 +53,29 @@ impl PartialSchema for TicketSchema {
         object(
             "One ticket of a block, as fixed when the block was generated.",
             vec![
-                ("position", integer(KnownFormat::Int32, "0-based place in sale order").into()),
-                ("stake_cents", integer(KnownFormat::Int64, "50, 100 or 200").into()),
+                (
+                    "position",
+                    integer(KnownFormat::Int32, "0-based place in sale order").into(),
+                ),
+                (
+                    "stake_cents",
+                    integer(KnownFormat::Int64, "50, 100 or 200").into(),
+                ),
                 (
                     "grids",
                     ArrayBuilder::new()
                         .items(grid)
                         .min_items(Some(1))
                         .max_items(Some(4))
-                        .description(Some("Main grid first, then the Extra grids in reveal order"))
+                        .description(Some(
+                            "Main grid first, then the Extra grids in reveal order",
+                        ))
                         .into(),
                 ),
-                ("prize_cents", integer(KnownFormat::Int64, "The claimed prize").into()),
+                (
+                    "prize_cents",
+                    integer(KnownFormat::Int64, "The claimed prize").into(),
+                ),
                 ("extras", integer(KnownFormat::Int32, "0..=3").into()),
                 ("salt", hex(16, "Secret until sold").into()),
             ],
@@ -86,17 +99,31 @@ impl PartialSchema for SignedSaleSchema {
     fn schema() -> RefOr<Schema> {
         let proof = ArrayBuilder::new()
             .items(hex(32, "Sibling hash"))
-            .description(Some("Sibling hashes from the leaf up (docs/PROTOCOL.md §2)"));
+            .description(Some(
+                "Sibling hashes from the leaf up (docs/PROTOCOL.md §2)",
+            ));
         object(
             "A sale signed by the operator key (docs/PROTOCOL.md §5).",
             vec![
-                ("sale_id", integer(KnownFormat::Int64, "The operator's id of the sale").into()),
+                (
+                    "sale_id",
+                    integer(KnownFormat::Int64, "The operator's id of the sale").into(),
+                ),
                 ("block", integer(KnownFormat::Int64, "Block id").into()),
-                ("tickets", integer(KnownFormat::Int32, "Leaves in the block's tree").into()),
+                (
+                    "tickets",
+                    integer(KnownFormat::Int32, "Leaves in the block's tree").into(),
+                ),
                 ("ticket", reference::<TicketSchema>()),
                 ("proof", proof.into()),
-                ("player", ObjectBuilder::new().schema_type(Type::String).into()),
-                ("sold_at_ms", integer(KnownFormat::Int64, "Unix milliseconds").into()),
+                (
+                    "player",
+                    ObjectBuilder::new().schema_type(Type::String).into(),
+                ),
+                (
+                    "sold_at_ms",
+                    integer(KnownFormat::Int64, "Unix milliseconds").into(),
+                ),
                 ("signature", hex(64, "Ed25519").into()),
             ],
         )
@@ -124,7 +151,10 @@ impl PartialSchema for SignedCommitmentSchema {
             "A block commitment, published before the block's first sale (docs/PROTOCOL.md §4).",
             vec![
                 ("block", integer(KnownFormat::Int64, "Block id").into()),
-                ("stake_cents", integer(KnownFormat::Int64, "50, 100 or 200").into()),
+                (
+                    "stake_cents",
+                    integer(KnownFormat::Int64, "50, 100 or 200").into(),
+                ),
                 ("tickets", integer(KnownFormat::Int32, "400000").into()),
                 ("prize_table", hex(32, "Prize table digest (§3)").into()),
                 ("root", hex(32, "Merkle root (§2)").into()),

@@ -22,13 +22,19 @@ pub struct Session {
 /// `POST /api/demo/players` takes `{}` (or an empty body).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(examples(crate::examples::demo_player_request)))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(examples(crate::examples::demo_player_request))
+)]
 pub struct DemoPlayerRequest {}
 
 /// `POST /api/operator/sessions`: the player is created (balance 0) if new.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(examples(crate::examples::operator_session_request)))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(examples(crate::examples::operator_session_request))
+)]
 pub struct OperatorSessionRequest {
     #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_.-]{1,64}$"))]
     pub player_id: String,

@@ -6,7 +6,10 @@ use serde::{Deserialize, Serialize};
 /// applied once per player: the same transfer again changes nothing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[cfg_attr(feature = "openapi", schema(examples(crate::examples::transfer_request)))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(examples(crate::examples::transfer_request))
+)]
 pub struct TransferRequest {
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 100_000_000))]
     pub amount_cents: u64,
