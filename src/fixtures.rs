@@ -127,6 +127,7 @@ impl FixtureBlock {
             balance_before_cents: balance_before,
             balance_after_cents: balance_before - ticket.stake_cents + ticket.prize_cents,
             revealed: 0,
+            complete: false,
         }
     }
 }

@@ -100,7 +100,10 @@ impl Backend for HttpBackend {
         self.post(
             &format!("/api/sales/{sale_id}/reveal"),
             Some(token),
-            &RevealRequest { revealed },
+            // Past 255 is past every ticket's grids, which the server refuses anyway.
+            &RevealRequest {
+                revealed: u8::try_from(revealed).unwrap_or(u8::MAX),
+            },
         )
     }
     fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage> {

@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use eldorado_web::api::{
-    BlockInfo, BlockList, BuyRequest, Config, HistoryItem, HistoryPage, NetError, RankRemaining,
-    RevealAck, SaleResponse, Session,
+    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, HistoryItem, HistoryPage, NetError,
+    RankRemaining, RevealAck, SaleResponse, SaleStatus, Session,
 };
 use eldorado_web::fixtures::{self, FixtureBlock};
 use eldorado_web::net::{Backend, Reply};
@@ -127,7 +127,7 @@ impl Backend for FakeBackend {
         state.revealed.insert(sale_id, revealed);
         reply(Ok(RevealAck {
             sale_id,
-            revealed,
+            revealed: u8::try_from(revealed).unwrap(),
             complete: true,
         }))
     }
@@ -148,10 +148,14 @@ impl Backend for FakeBackend {
                     prize_cents: sale.ticket.prize_cents,
                     extras: sale.ticket.extras,
                     status: if state.revealed.contains_key(&sale.sale_id) {
-                        "revealed".to_owned()
+                        SaleStatus::Revealed
                     } else {
-                        "unrevealed".to_owned()
+                        SaleStatus::Unrevealed
                     },
+                    revealed: state
+                        .revealed
+                        .get(&sale.sale_id)
+                        .map_or(0, |&n| u8::try_from(n).unwrap()),
                 }
             })
             .collect();
@@ -165,8 +169,8 @@ impl Backend for FakeBackend {
         reply(Ok(BlockList {
             blocks: vec![BlockInfo {
                 commitment: state.block.commitment.clone(),
-                status: "open".to_owned(),
-                sold: u64::from(state.next_position),
+                status: BlockStatus::Open,
+                sold: state.next_position,
                 remaining_by_rank: vec![RankRemaining {
                     rank: 10,
                     remaining: 3,

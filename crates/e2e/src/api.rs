@@ -3,14 +3,16 @@
 //! is compared with.
 
 use bytes::Bytes;
-use eldorado_engine::{PublicKeyBytes, SignedCommitment, SignedSale};
+pub use eldorado_api::{
+    BlockInfo, BlockList, BlockStatus, Config, HistoryItem, HistoryPage, SaleResponse, Session,
+};
+use eldorado_engine::PublicKeyBytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 
 pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
 
@@ -22,57 +24,6 @@ pub fn http_client() -> HttpClient {
 pub struct Api {
     base: String,
     http: HttpClient,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct Config {
-    pub public_key: String,
-    pub demo: bool,
-    pub starting_balance_cents: u64,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct Session {
-    pub player_id: String,
-    pub balance_cents: u64,
-    pub unrevealed: Option<SaleResponse>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct SaleResponse {
-    pub sale: SignedSale,
-    pub commitment: SignedCommitment,
-    pub balance_before_cents: u64,
-    pub balance_after_cents: u64,
-    pub revealed: u32,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HistoryItem {
-    pub sale_id: u64,
-    pub block: u64,
-    pub position: u32,
-    pub stake_cents: u64,
-    pub prize_cents: u64,
-    pub extras: u8,
-    pub status: String,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HistoryPage {
-    pub items: Vec<HistoryItem>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct BlockInfo {
-    pub commitment: SignedCommitment,
-    pub status: String,
-    pub sold: u64,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct BlockList {
-    pub blocks: Vec<BlockInfo>,
 }
 
 impl Api {
@@ -153,7 +104,9 @@ impl Api {
         let blocks = self.blocks().await;
         let mut open: Vec<BlockInfo> = blocks
             .into_iter()
-            .filter(|b| b.status == "open" && b.commitment.commitment.stake_cents == stake_cents)
+            .filter(|b| {
+                b.status == BlockStatus::Open && b.commitment.commitment.stake_cents == stake_cents
+            })
             .collect();
         assert_eq!(
             open.len(),

@@ -222,7 +222,7 @@ impl Game<'_> {
     async fn server_saw_reveal(&self) {
         for _ in 0..100 {
             let latest = self.api.history(&self.player.token, 1).await;
-            if latest.first().is_some_and(|i| i.status == "revealed") {
+            if latest.first().is_some_and(|i| i.is_revealed()) {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -492,7 +492,7 @@ async fn reload_mid_reveal(game: &mut Game<'_>) {
             Some(money(after, Lang::Fr).as_str()),
             "the sale was settled at once, whatever the reveal"
         );
-        if sold.status == "revealed" {
+        if sold.is_revealed() {
             eprintln!("the reveal ended before the reload landed: trying the next ticket");
             assert_eq!(state.resume, None, "nothing to finish: {state:#?}");
             game.player.balance = after;

@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use eldorado_api::{ErrorBody, ErrorCode};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -41,20 +41,20 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ApiError::InvalidStake(_) => "INVALID_STAKE",
-            ApiError::InsufficientFunds { .. } => "INSUFFICIENT_FUNDS",
-            ApiError::Unauthorized(_) => "UNAUTHORIZED",
-            ApiError::Forbidden(_) => "FORBIDDEN",
-            ApiError::NotFound(_) => "NOT_FOUND",
-            ApiError::BadRequest(_) => "BAD_REQUEST",
-            ApiError::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
-            ApiError::Conflict(_) => "CONFLICT",
-            ApiError::DemoDisabled => "DEMO_DISABLED",
-            ApiError::SoldOut => "SOLD_OUT",
-            ApiError::MethodNotAllowed => "METHOD_NOT_ALLOWED",
-            ApiError::Internal(_) => "INTERNAL",
+            ApiError::InvalidStake(_) => ErrorCode::InvalidStake,
+            ApiError::InsufficientFunds { .. } => ErrorCode::InsufficientFunds,
+            ApiError::Unauthorized(_) => ErrorCode::Unauthorized,
+            ApiError::Forbidden(_) => ErrorCode::Forbidden,
+            ApiError::NotFound(_) => ErrorCode::NotFound,
+            ApiError::BadRequest(_) => ErrorCode::BadRequest,
+            ApiError::PayloadTooLarge => ErrorCode::PayloadTooLarge,
+            ApiError::Conflict(_) => ErrorCode::Conflict,
+            ApiError::DemoDisabled => ErrorCode::DemoDisabled,
+            ApiError::SoldOut => ErrorCode::SoldOut,
+            ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
+            ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
 
@@ -99,7 +99,7 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(cause) = &self {
             tracing::error!(%cause, "internal error answered as INTERNAL");
         }
-        let body = json!({"error": {"code": self.code(), "message": self.to_string()}});
+        let body = ErrorBody::new(self.code(), self.to_string());
         (self.status(), Json(body)).into_response()
     }
 }

@@ -1,10 +1,13 @@
 //! The HTTP API of docs/PROTOCOL.md (Part II) and the extractors that turn every
 //! client mistake into a 4xx `ApiError` before any handler runs.
 
-mod operator;
-mod player;
-mod public;
-pub mod types;
+mod bodies;
+mod endpoints;
+pub(crate) mod operator;
+pub(crate) mod player;
+pub(crate) mod public;
+
+pub use endpoints::{endpoints, Endpoint, PREFIX};
 
 use crate::error::ApiError;
 use crate::sessions::Session;
@@ -13,7 +16,6 @@ use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
 use axum::http::{header, request::Parts, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use axum::Router;
 use serde::de::DeserializeOwned;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -21,28 +23,9 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 /// The whole server: API, OpenAPI document and the page.
 pub fn app(state: AppState) -> Router {
-    let api = Router::new()
-        .route("/config", get(public::config))
-        .route("/blocks", get(public::blocks))
-        .route("/blocks/{block}", get(public::block))
-        .route("/blocks/{block}/export", get(public::export))
-        .route("/openapi.json", get(public::openapi))
-        .route("/demo/players", post(player::create_demo_player))
-        .route("/session", get(player::session))
-        .route("/sales", post(player::create_sale))
-        .route("/sales/{sale_id}", get(player::sale))
-        .route("/sales/{sale_id}/reveal", post(player::reveal))
-        .route("/history", get(player::history))
-        .route("/operator/sessions", post(operator::create_session))
-        .route(
-            "/operator/players/{player_id}/credit",
-            post(operator::credit),
-        )
-        .route("/operator/players/{player_id}/debit", post(operator::debit))
-        .route(
-            "/operator/blocks/{block}/close",
-            post(operator::close_block),
-        )
+    let api = endpoints()
+        .into_iter()
+        .fold(Router::new(), |router, e| router.route(e.path, e.route))
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(SetResponseHeaderLayer::overriding(
@@ -56,7 +39,7 @@ pub fn app(state: AppState) -> Router {
     ))
     .expect("Config::check keeps frame ancestors to visible ASCII");
     let router = Router::new()
-        .nest("/api", api)
+        .nest(PREFIX, api)
         .merge(crate::static_files::router(&web_dir))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))

@@ -1,8 +1,8 @@
 //! The operator's API (transfer wallet): sessions for its players, credits
 //! and debits, closing a block. Every call needs the operator API key.
 
+use super::bodies::block_info;
 use super::player::session_body;
-use super::types::{BalanceBody, BlockInfo, SessionBody};
 use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -10,7 +10,9 @@ use crate::store::{sqlite::now_ms, PlayerKind, Transfer, TransferKind, TransferO
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
-use serde::Deserialize;
+use eldorado_api::{
+    Balance, BlockInfo, ErrorBody, OperatorSessionRequest, Session, TransferRequest,
+};
 
 /// Largest single transfer: 1,000,000.00 €.
 const MAX_TRANSFER_CENTS: u64 = 100_000_000;
@@ -29,16 +31,17 @@ fn check_player_id(id: &str) -> Result<(), ApiError> {
     }
 }
 
-#[derive(Deserialize)]
-pub struct SessionRequest {
-    player_id: String,
-}
-
+#[utoipa::path(post, path = "/api/operator/sessions", tag = "operator", security(("operator" = [])),
+    request_body = OperatorSessionRequest,
+    responses(
+        (status = 201, description = "A new session; the player is created (balance 0) if new", body = Session),
+        (status = 403, description = "FORBIDDEN: the id belongs to a demo player", body = ErrorBody),
+    ))]
 pub async fn create_session(
     State(state): State<AppState>,
     _: Operator,
-    ApiJson(body): ApiJson<SessionRequest>,
-) -> Result<(StatusCode, Json<SessionBody>), ApiError> {
+    ApiJson(body): ApiJson<OperatorSessionRequest>,
+) -> Result<(StatusCode, Json<Session>), ApiError> {
     check_player_id(&body.player_id)?;
     let session = state
         .blocking(move |state| {
@@ -59,18 +62,12 @@ pub async fn create_session(
     Ok((StatusCode::CREATED, Json(session)))
 }
 
-#[derive(Deserialize)]
-pub struct TransferRequest {
-    amount_cents: u64,
-    reference: String,
-}
-
 async fn transfer(
     state: AppState,
     player_id: String,
     body: TransferRequest,
     kind: TransferKind,
-) -> Result<Json<BalanceBody>, ApiError> {
+) -> Result<Json<Balance>, ApiError> {
     check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
     if body.amount_cents == 0 || body.amount_cents > MAX_TRANSFER_CENTS {
         return Err(ApiError::BadRequest(format!(
@@ -98,7 +95,7 @@ async fn transfer(
         .await?;
     match outcome {
         TransferOutcome::Applied { balance_cents }
-        | TransferOutcome::Replayed { balance_cents } => Ok(Json(BalanceBody {
+        | TransferOutcome::Replayed { balance_cents } => Ok(Json(Balance {
             player_id,
             balance_cents,
         })),
@@ -116,24 +113,51 @@ async fn transfer(
     }
 }
 
+#[utoipa::path(post, path = "/api/operator/players/{player_id}/credit", tag = "operator",
+    security(("operator" = [])),
+    params(("player_id" = String, Path, description = "The operator's player id")),
+    request_body = TransferRequest,
+    responses(
+        (status = 200, description = "The new balance; an unknown player is created", body = Balance),
+        (status = 403, description = "FORBIDDEN: a demo player", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
+    ))]
 pub async fn credit(
     State(state): State<AppState>,
     _: Operator,
     Path(player_id): Path<String>,
     ApiJson(body): ApiJson<TransferRequest>,
-) -> Result<Json<BalanceBody>, ApiError> {
+) -> Result<Json<Balance>, ApiError> {
     transfer(state, player_id, body, TransferKind::Credit).await
 }
 
+#[utoipa::path(post, path = "/api/operator/players/{player_id}/debit", tag = "operator",
+    security(("operator" = [])),
+    params(("player_id" = String, Path, description = "The operator's player id")),
+    request_body = TransferRequest,
+    responses(
+        (status = 200, description = "The new balance", body = Balance),
+        (status = 402, description = "INSUFFICIENT_FUNDS: the balance would go below 0", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: a demo player", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: unknown player", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
+    ))]
 pub async fn debit(
     State(state): State<AppState>,
     _: Operator,
     Path(player_id): Path<String>,
     ApiJson(body): ApiJson<TransferRequest>,
-) -> Result<Json<BalanceBody>, ApiError> {
+) -> Result<Json<Balance>, ApiError> {
     transfer(state, player_id, body, TransferKind::Debit).await
 }
 
+#[utoipa::path(post, path = "/api/operator/blocks/{block}/close", tag = "operator",
+    security(("operator" = [])),
+    params(("block" = u64, Path, description = "Block id")),
+    responses(
+        (status = 200, description = "The closed block; the stake's pending block opens if it was open", body = BlockInfo),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
 pub async fn close_block(
     State(state): State<AppState>,
     _: Operator,
@@ -151,5 +175,5 @@ pub async fn close_block(
             Ok(record)
         })
         .await?;
-    Ok(Json(record.into()))
+    Ok(Json(block_info(record)))
 }

@@ -1,6 +1,6 @@
 //! What a player does: get a session, play, reveal, look back.
 
-use super::types::{HistoryBody, HistoryItem, RevealBody, SaleBody, SessionBody};
+use super::bodies::history_item;
 use super::{path_id, ApiJson, Player};
 use crate::error::ApiError;
 use crate::keys::os_random;
@@ -10,6 +10,10 @@ use crate::store::{PlayerKind, SaleOutcome, SaleRecord, SaleRequest};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
+use eldorado_api::{
+    BuyRequest, DemoPlayerRequest, ErrorBody, HistoryPage, RevealAck, RevealRequest, SaleResponse,
+    Session as SessionBody,
+};
 use eldorado_engine::Stake;
 use serde::Deserialize;
 use serde_json::Value;
@@ -27,8 +31,8 @@ fn own_sale(state: &AppState, player_id: &str, sale_id: u64) -> Result<SaleRecor
 }
 
 /// Signs a recorded sale into its response body (blocking).
-pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleBody, ApiError> {
-    Ok(SaleBody {
+pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleResponse, ApiError> {
+    Ok(SaleResponse {
         sale: state.sign_sale(record)?,
         commitment: state.commitment(record.block)?,
         balance_before_cents: record.balance_before_cents,
@@ -58,9 +62,12 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
     })
 }
 
-#[derive(Deserialize)]
-pub struct DemoPlayerRequest {}
-
+#[utoipa::path(post, path = "/api/demo/players", tag = "player",
+    request_body(content = Option<DemoPlayerRequest>, description = "`{}` or an empty body"),
+    responses(
+        (status = 201, description = "A new play-money player with the starting balance", body = SessionBody),
+        (status = 403, description = "DEMO_DISABLED: demo mode is off", body = ErrorBody),
+    ))]
 pub async fn create_demo_player(
     State(state): State<AppState>,
     ApiJson(_): ApiJson<DemoPlayerRequest>,
@@ -88,6 +95,8 @@ pub async fn create_demo_player(
     Ok((StatusCode::CREATED, Json(body)))
 }
 
+#[utoipa::path(get, path = "/api/session", tag = "player", security(("player" = [])),
+    responses((status = 200, description = "The session, its balance and unrevealed ticket", body = SessionBody)))]
 pub async fn session(
     State(state): State<AppState>,
     Player(session): Player,
@@ -99,6 +108,8 @@ pub async fn session(
     ))
 }
 
+/// [`BuyRequest`] as the server reads it: the stake as any JSON value, so
+/// that a number which is no stake is `INVALID_STAKE`, not `BAD_REQUEST`.
 #[derive(Deserialize)]
 pub struct SaleRequestBody {
     stake_cents: Value,
@@ -134,11 +145,20 @@ fn parse_stake(value: &Value) -> Result<Stake, ApiError> {
     Stake::from_cents(cents).map_err(|_| invalid())
 }
 
+#[utoipa::path(post, path = "/api/sales", tag = "player", security(("player" = [])),
+    request_body = BuyRequest,
+    responses(
+        (status = 200, description = "The signed sale (the same sale again for a retried key)", body = SaleResponse),
+        (status = 400, description = "BAD_REQUEST, or INVALID_STAKE for a number that is not a stake", body = ErrorBody),
+        (status = 402, description = "INSUFFICIENT_FUNDS", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the idempotency key was used at another stake", body = ErrorBody),
+        (status = 503, description = "SOLD_OUT: no block of this stake on sale", body = ErrorBody),
+    ))]
 pub async fn create_sale(
     State(state): State<AppState>,
     Player(session): Player,
     ApiJson(body): ApiJson<SaleRequestBody>,
-) -> Result<Json<SaleBody>, ApiError> {
+) -> Result<Json<SaleResponse>, ApiError> {
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;
     let outcome = state
@@ -178,11 +198,17 @@ pub async fn create_sale(
     Ok(Json(body))
 }
 
+#[utoipa::path(get, path = "/api/sales/{sale_id}", tag = "player", security(("player" = [])),
+    params(("sale_id" = u64, Path, description = "Sale id")),
+    responses(
+        (status = 200, description = "The player's own sale, signed again (same bytes)", body = SaleResponse),
+        (status = 404, description = "NOT_FOUND, also for another player's sale", body = ErrorBody),
+    ))]
 pub async fn sale(
     State(state): State<AppState>,
     Player(session): Player,
     Path(sale_id): Path<String>,
-) -> Result<Json<SaleBody>, ApiError> {
+) -> Result<Json<SaleResponse>, ApiError> {
     let sale_id = path_id(&sale_id, "sale")?;
     let body = state
         .blocking(move |state| {
@@ -193,17 +219,19 @@ pub async fn sale(
     Ok(Json(body))
 }
 
-#[derive(Deserialize)]
-pub struct RevealRequest {
-    revealed: u8,
-}
-
+#[utoipa::path(post, path = "/api/sales/{sale_id}/reveal", tag = "player", security(("player" = [])),
+    params(("sale_id" = u64, Path, description = "Sale id")),
+    request_body = RevealRequest,
+    responses(
+        (status = 200, description = "The stored progress", body = RevealAck),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
 pub async fn reveal(
     State(state): State<AppState>,
     Player(session): Player,
     Path(sale_id): Path<String>,
     ApiJson(body): ApiJson<RevealRequest>,
-) -> Result<Json<RevealBody>, ApiError> {
+) -> Result<Json<RevealAck>, ApiError> {
     let sale_id = path_id(&sale_id, "sale")?;
     let body = state
         .blocking(move |state| {
@@ -219,7 +247,7 @@ pub async fn reveal(
                 .store
                 .set_revealed(&session.player_id, sale_id, body.revealed)?
                 .ok_or_else(|| ApiError::not_found("sale"))?;
-            Ok(RevealBody {
+            Ok(RevealAck {
                 sale_id,
                 revealed,
                 complete: revealed >= record.grid_count(),
@@ -235,11 +263,17 @@ pub struct HistoryQuery {
     before: Option<String>,
 }
 
+#[utoipa::path(get, path = "/api/history", tag = "player", security(("player" = [])),
+    params(
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Items per page, 20 by default"),
+        ("before" = Option<u64>, Query, description = "`next_before` of the previous page"),
+    ),
+    responses((status = 200, description = "A page of the player's tickets, newest first", body = HistoryPage)))]
 pub async fn history(
     State(state): State<AppState>,
     Player(session): Player,
     query: Result<Query<HistoryQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<HistoryBody>, ApiError> {
+) -> Result<Json<HistoryPage>, ApiError> {
     let Query(query) =
         query.map_err(|_| ApiError::BadRequest("malformed query string".to_owned()))?;
     let limit = match query.limit.as_deref() {
@@ -266,8 +300,26 @@ pub async fn history(
     let next_before = (records.len() == limit as usize)
         .then(|| records.last().map(|r| r.sale_id))
         .flatten();
-    Ok(Json(HistoryBody {
-        items: records.iter().map(HistoryItem::from).collect(),
+    Ok(Json(HistoryPage {
+        items: records.iter().map(history_item).collect(),
         next_before,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SaleRequestBody;
+    use eldorado_api::BuyRequest;
+
+    #[test]
+    fn the_lenient_sale_request_reads_every_buy_request() {
+        let request = BuyRequest {
+            stake_cents: 100,
+            idempotency_key: "key-00000001".to_owned(),
+        };
+        let read: SaleRequestBody =
+            serde_json::from_value(serde_json::to_value(&request).unwrap()).unwrap();
+        assert_eq!(read.stake_cents, 100);
+        assert_eq!(read.idempotency_key, request.idempotency_key);
+    }
 }

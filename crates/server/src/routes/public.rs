@@ -1,7 +1,7 @@
 //! What anyone may read: configuration, blocks, disclosures, the OpenAPI document.
 
+use super::bodies::block_info;
 use super::path_id;
-use super::types::{BlockInfo, BlocksBody};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::BlockStatus;
@@ -10,45 +10,53 @@ use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use eldorado_api::{BlockInfo, BlockList, Config, ErrorBody, Odds, PrizeRow};
 use eldorado_engine::export::{ExportHeader, ExportRow, FORMAT};
 use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, RANKS};
 use eldorado_engine::Stake;
-use serde_json::{json, Value};
 
 /// Finished blocks listed per stake besides the open and pending ones.
 const RECENT_FINISHED: usize = 3;
 /// Export bytes gathered before they are handed to the connection.
 const EXPORT_CHUNK: usize = 256 * 1024;
 
-pub async fn config(State(state): State<AppState>) -> Json<Value> {
-    let max_win: serde_json::Map<String, Value> = Stake::ALL
-        .iter()
-        .map(|s| (s.cents().to_string(), json!(max_win_cents(*s))))
-        .collect();
+#[utoipa::path(get, path = "/api/config", tag = "public",
+    responses((status = 200, description = "Stakes, operator key and prize table, all computed by the engine", body = Config)))]
+pub async fn config(State(state): State<AppState>) -> Json<Config> {
     let (tickets, winners) = odds_fraction();
-    let prize_table: Vec<Value> = RANKS
+    let prize_table = RANKS
         .iter()
-        .map(|r| {
-            json!({
-                "rank": r.rank, "multiple": r.multiple, "count": r.count,
-                "direct": r.direct, "via_extras": r.via_extras,
-                "decompositions": r.decompositions,
-            })
+        .map(|r| PrizeRow {
+            rank: r.rank,
+            multiple: r.multiple.into(),
+            count: r.count.into(),
+            direct: r.direct.into(),
+            via_extras: r.via_extras.into(),
+            decompositions: r
+                .decompositions
+                .iter()
+                .map(|d| d.iter().map(|&a| a.into()).collect())
+                .collect(),
         })
         .collect();
-    Json(json!({
-        "stakes_cents": Stake::ALL.iter().map(|s| s.cents()).collect::<Vec<_>>(),
-        "public_key": state.public_key,
-        "rtp_basis_points": rtp_basis_points(),
-        "odds": {"tickets": tickets, "winners": winners},
-        "max_win_cents": max_win,
-        "prize_table": prize_table,
-        "demo": state.config.demo,
-        "starting_balance_cents": state.config.starting_balance_cents,
-    }))
+    Json(Config {
+        stakes_cents: Stake::ALL.iter().map(|s| s.cents()).collect(),
+        public_key: state.public_key.to_hex(),
+        rtp_basis_points: rtp_basis_points(),
+        odds: Odds { tickets, winners },
+        max_win_cents: Stake::ALL
+            .iter()
+            .map(|s| (s.cents().to_string(), max_win_cents(*s)))
+            .collect(),
+        prize_table,
+        demo: state.config.demo,
+        starting_balance_cents: state.config.starting_balance_cents,
+    })
 }
 
-pub async fn blocks(State(state): State<AppState>) -> Result<Json<BlocksBody>, ApiError> {
+#[utoipa::path(get, path = "/api/blocks", tag = "public",
+    responses((status = 200, description = "Every open and pending block, and the 3 latest finished ones of each stake", body = BlockList)))]
+pub async fn blocks(State(state): State<AppState>) -> Result<Json<BlockList>, ApiError> {
     let records = state.blocking(|s| Ok(s.store.blocks()?)).await?;
     let mut finished_per_stake = std::collections::HashMap::<u64, usize>::new();
     let mut shown = Vec::new();
@@ -63,11 +71,17 @@ pub async fn blocks(State(state): State<AppState>) -> Result<Json<BlocksBody>, A
         shown.push(record);
     }
     shown.reverse();
-    Ok(Json(BlocksBody {
-        blocks: shown.into_iter().map(BlockInfo::from).collect(),
+    Ok(Json(BlockList {
+        blocks: shown.into_iter().map(block_info).collect(),
     }))
 }
 
+#[utoipa::path(get, path = "/api/blocks/{block}", tag = "public",
+    params(("block" = u64, Path, description = "Block id")),
+    responses(
+        (status = 200, description = "The block", body = BlockInfo),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+    ))]
 pub async fn block(
     State(state): State<AppState>,
     Path(block): Path<String>,
@@ -77,10 +91,18 @@ pub async fn block(
         .blocking(move |s| Ok(s.store.block(id)?))
         .await?
         .ok_or_else(|| ApiError::not_found("block"))?;
-    Ok(Json(record.into()))
+    Ok(Json(block_info(record)))
 }
 
 /// The JSON Lines disclosure of a finished block, streamed.
+#[utoipa::path(get, path = "/api/blocks/{block}/export", tag = "public",
+    params(("block" = u64, Path, description = "Block id")),
+    responses(
+        (status = 200, content_type = "application/jsonl", body = String,
+         description = "The engine's ExportHeader line, then one ExportRow line per ticket in sale order, salts included"),
+        (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CONFLICT: the block is open or pending", body = ErrorBody),
+    ))]
 pub async fn export(
     State(state): State<AppState>,
     Path(block): Path<String>,
@@ -155,6 +177,8 @@ pub async fn export(
         .into_response())
 }
 
-pub async fn openapi() -> Json<Value> {
+#[utoipa::path(get, path = "/api/openapi.json", tag = "public",
+    responses((status = 200, description = "This document, generated from the API types")))]
+pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
     Json(crate::openapi::document())
 }

@@ -45,7 +45,9 @@ fn block(id: u64, stake: Stake, grids: &[&[&str]]) -> (Block, SignedCommitment) 
         tickets,
         tree,
     };
-    let signed = block.commitment().sign(&signing_key_from_secret([9; 32]));
+    let signed = block
+        .commitment(eldorado_engine::Money::Real)
+        .sign(&signing_key_from_secret([9; 32]));
     (block, signed)
 }
 

@@ -1,0 +1,64 @@
+//! `GET /api/blocks` and `GET /api/blocks/{block}`: committed blocks and
+//! how many prizes of each rank are left. Counts only: they reveal no position.
+
+use eldorado_engine::SignedCommitment;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum BlockStatus {
+    /// On sale now (one per stake).
+    Open,
+    /// Committed, next in line.
+    Pending,
+    SoldOut,
+    /// Closed by the operator before selling out.
+    Closed,
+}
+
+impl BlockStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockStatus::Open => "open",
+            BlockStatus::Pending => "pending",
+            BlockStatus::SoldOut => "sold_out",
+            BlockStatus::Closed => "closed",
+        }
+    }
+}
+
+/// Code written against the wire names (`status == "open"`) keeps working.
+impl PartialEq<&str> for BlockStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::block_info)))]
+pub struct BlockInfo {
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::schema::SignedCommitmentSchema))]
+    pub commitment: SignedCommitment,
+    pub status: BlockStatus,
+    /// Tickets sold so far.
+    pub sold: u32,
+    /// One entry per rank, rank 1 first.
+    pub remaining_by_rank: Vec<RankRemaining>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RankRemaining {
+    pub rank: u8,
+    pub remaining: u32,
+}
+
+/// Every open and pending block, and the most recent finished ones per stake.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::block_list)))]
+pub struct BlockList {
+    pub blocks: Vec<BlockInfo>,
+}

@@ -1,0 +1,70 @@
+//! The one error shape: `{"error": {"code", "message"}}`.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::error_body)))]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ErrorDetail {
+    /// One of the `ErrorCode` names. Kept as text so that a client still reads an
+    /// error whose code a newer server added.
+    #[cfg_attr(feature = "openapi", schema(value_type = ErrorCode))]
+    pub code: String,
+    /// For humans; never parsed.
+    pub message: String,
+}
+
+/// The stable error codes; the HTTP status of each is fixed (docs/PROTOCOL.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    BadRequest,
+    InvalidStake,
+    Unauthorized,
+    InsufficientFunds,
+    Forbidden,
+    DemoDisabled,
+    NotFound,
+    MethodNotAllowed,
+    Conflict,
+    PayloadTooLarge,
+    SoldOut,
+    Internal,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "BAD_REQUEST",
+            ErrorCode::InvalidStake => "INVALID_STAKE",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::InsufficientFunds => "INSUFFICIENT_FUNDS",
+            ErrorCode::Forbidden => "FORBIDDEN",
+            ErrorCode::DemoDisabled => "DEMO_DISABLED",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::SoldOut => "SOLD_OUT",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                code: code.as_str().to_owned(),
+                message: message.into(),
+            },
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The examples of the OpenAPI document, written as a client would see them
+//! on the wire. The server's tests parse each one as its type, so an example
+//! that drifts from the types fails the build's tests, not a reader.
+
+use eldorado_engine::prize_table::RANKS;
+use serde_json::{json, Value};
+
+const PUBLIC_KEY: &str = "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29";
+const TOKEN: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+const PLAYER: &str = "demo-4f2c9a1b7e3d5c60";
+
+pub fn config() -> Value {
+    // The prize table is the engine's own, so the example shows true figures.
+    let prize_table: Vec<Value> = RANKS
+        .iter()
+        .map(|r| {
+            json!({"rank": r.rank, "multiple": r.multiple, "count": r.count, "direct": r.direct,
+                   "via_extras": r.via_extras, "decompositions": r.decompositions})
+        })
+        .collect();
+    json!({
+        "stakes_cents": [50, 100, 200],
+        "public_key": PUBLIC_KEY,
+        "rtp_basis_points": 7000,
+        "odds": {"tickets": 400000, "winners": 60440},
+        "max_win_cents": {"50": 350000, "100": 700000, "200": 1400000},
+        "prize_table": prize_table,
+        "demo": true,
+        "starting_balance_cents": 5000
+    })
+}
+
+pub fn signed_commitment() -> Value {
+    json!({
+        "block": 3,
+        "stake_cents": 100,
+        "tickets": 400000,
+        "prize_table": "138b9fc540bd8a4b9f27679f7779d0f4b226a229e3592c04a8a366aacf2eb997",
+        "root": "5d41402abc4b2a76b9719d911017c592ae2f6b2b4e6b4d7b6a5d6b2b4e6b4d7b",
+        "public_key": PUBLIC_KEY,
+        "signature": "8e1f0c4b".repeat(16)
+    })
+}
+
+pub fn ticket() -> Value {
+    json!({
+        "position": 1234,
+        "stake_cents": 100,
+        "grids": ["PPSDR/DRSCR/SDRMR"],
+        "prize_cents": 200,
+        "extras": 0,
+        "salt": "a3c1f09e5b7d2468a3c1f09e5b7d2468"
+    })
+}
+
+pub fn signed_sale() -> Value {
+    json!({
+        "sale_id": 17,
+        "block": 3,
+        "tickets": 400000,
+        "ticket": ticket(),
+        "proof": ["1f".repeat(32), "e0".repeat(32)],
+        "player": PLAYER,
+        "sold_at_ms": 1796200000000u64,
+        "signature": "4a7c".repeat(32)
+    })
+}
+
+pub fn sale_response() -> Value {
+    json!({
+        "sale": signed_sale(),
+        "commitment": signed_commitment(),
+        "balance_before_cents": 5000,
+        "balance_after_cents": 5100,
+        "revealed": 0,
+        "complete": false
+    })
+}
+
+pub fn session() -> Value {
+    json!({
+        "token": TOKEN,
+        "player_id": PLAYER,
+        "balance_cents": 5000,
+        "expires_at_ms": 1796286400000u64,
+        "unrevealed": null
+    })
+}
+
+pub fn demo_player_request() -> Value {
+    json!({})
+}
+
+pub fn operator_session_request() -> Value {
+    json!({"player_id": "casino-7731"})
+}
+
+pub fn buy_request() -> Value {
+    json!({"stake_cents": 100, "idempotency_key": "b1f4-0007-retry"})
+}
+
+pub fn reveal_request() -> Value {
+    json!({"revealed": 1})
+}
+
+pub fn reveal_ack() -> Value {
+    json!({"sale_id": 17, "revealed": 1, "complete": true})
+}
+
+pub fn history_item() -> Value {
+    json!({
+        "sale_id": 17,
+        "block": 3,
+        "position": 1234,
+        "sold_at_ms": 1796200000000u64,
+        "stake_cents": 100,
+        "prize_cents": 200,
+        "extras": 0,
+        "status": "revealed",
+        "revealed": 1
+    })
+}
+
+pub fn history_page() -> Value {
+    json!({"items": [history_item()], "next_before": null})
+}
+
+pub fn block_info() -> Value {
+    let remaining: Vec<Value> = RANKS
+        .iter()
+        .map(|r| json!({"rank": r.rank, "remaining": r.count}))
+        .collect();
+    json!({
+        "commitment": signed_commitment(),
+        "status": "open",
+        "sold": 0,
+        "remaining_by_rank": remaining
+    })
+}
+
+pub fn block_list() -> Value {
+    json!({"blocks": [block_info()]})
+}
+
+pub fn transfer_request() -> Value {
+    json!({"amount_cents": 2500, "reference": "wallet:tx-88412"})
+}
+
+pub fn balance() -> Value {
+    json!({"player_id": "casino-7731", "balance_cents": 2500})
+}
+
+pub fn error_body() -> Value {
+    json!({"error": {"code": "INSUFFICIENT_FUNDS",
+                     "message": "your balance of 40 cents does not cover 100 cents"}})
+}

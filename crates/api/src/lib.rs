@@ -1,0 +1,28 @@
+//! The HTTP API of docs/PROTOCOL.md (Part II) as Rust types: the one
+//! definition that the server sends, the page reads and the end-to-end test
+//! checks. Plain data and serde only, so it builds for wasm32 and does no I/O.
+//!
+//! The signed objects (`SignedSale`, `SignedCommitment`) are the engine's own
+//! serde types, never re-declared here. With the `openapi` feature every type
+//! also describes itself for the generated OpenAPI document.
+
+mod block;
+mod config;
+mod error;
+mod history;
+mod sale;
+mod session;
+mod wallet;
+
+#[cfg(feature = "openapi")]
+pub mod examples;
+#[cfg(feature = "openapi")]
+pub mod schema;
+
+pub use block::{BlockInfo, BlockList, BlockStatus, RankRemaining};
+pub use config::{Config, Odds, PrizeRow};
+pub use error::{ErrorBody, ErrorCode, ErrorDetail};
+pub use history::{HistoryItem, HistoryPage, SaleStatus};
+pub use sale::{BuyRequest, RevealAck, RevealRequest, SaleResponse};
+pub use session::{DemoPlayerRequest, OperatorSessionRequest, Session};
+pub use wallet::{Balance, TransferRequest};

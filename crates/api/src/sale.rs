@@ -1,0 +1,62 @@
+//! Buying a ticket and reporting how far its reveal went.
+
+use eldorado_engine::{SignedCommitment, SignedSale};
+use serde::{Deserialize, Serialize};
+
+/// A signed sale with the commitment of its block: all the page needs to
+/// verify the ticket before showing it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::sale_response)))]
+pub struct SaleResponse {
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::schema::SignedSaleSchema))]
+    pub sale: SignedSale,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::schema::SignedCommitmentSchema))]
+    pub commitment: SignedCommitment,
+    pub balance_before_cents: u64,
+    /// `balance_before_cents - stake + prize`: the sale is settled at once.
+    pub balance_after_cents: u64,
+    /// Grids fully revealed so far (0..=1+extras).
+    pub revealed: u8,
+    /// Whether every grid, main and Extras, is revealed.
+    pub complete: bool,
+}
+
+impl SaleResponse {
+    pub fn sale_id(&self) -> u64 {
+        self.sale.sale.sale_id
+    }
+}
+
+/// `POST /api/sales`. Retrying with the same key returns the same sale.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::buy_request)))]
+pub struct BuyRequest {
+    /// 50, 100 or 200; any other number is `INVALID_STAKE`.
+    #[cfg_attr(feature = "openapi", schema(minimum = 50, maximum = 200))]
+    pub stake_cents: u64,
+    /// Scoped to the player.
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_-]{8,64}$"))]
+    pub idempotency_key: String,
+}
+
+/// `POST /api/sales/{sale_id}/reveal`: grids fully revealed, `0..=1+extras`.
+/// Progress never decreases: a lower count keeps the stored one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::reveal_request)))]
+pub struct RevealRequest {
+    #[cfg_attr(feature = "openapi", schema(maximum = 4))]
+    pub revealed: u8,
+}
+
+/// The progress the server stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::reveal_ack)))]
+pub struct RevealAck {
+    pub sale_id: u64,
+    pub revealed: u8,
+    pub complete: bool,
+}

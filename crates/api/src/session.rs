@@ -1,0 +1,41 @@
+//! Sessions: a demo player's, or one the operator opens for its player.
+
+use crate::sale::SaleResponse;
+use serde::{Deserialize, Serialize};
+
+/// The answer of `POST /api/demo/players`, `GET /api/session` and
+/// `POST /api/operator/sessions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::session)))]
+pub struct Session {
+    /// Bearer token: 64 hex digits, valid 24 h.
+    pub token: String,
+    pub player_id: String,
+    pub balance_cents: u64,
+    pub expires_at_ms: u64,
+    /// The player's oldest ticket not fully revealed, so the page can offer to finish it.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub unrevealed: Option<SaleResponse>,
+}
+
+/// `POST /api/demo/players` takes `{}` (or an empty body).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(examples(crate::examples::demo_player_request))
+)]
+pub struct DemoPlayerRequest {}
+
+/// `POST /api/operator/sessions`: the player is created (balance 0) if new.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "openapi",
+    schema(examples(crate::examples::operator_session_request))
+)]
+pub struct OperatorSessionRequest {
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_.-]{1,64}$"))]
+    pub player_id: String,
+}

@@ -1,0 +1,47 @@
+//! The OpenAPI document served at `/api/openapi.json`, generated from the
+//! `eldorado_api` types and the handlers' `#[utoipa::path]` attributes, so it
+//! cannot drift from what the server sends. Its tests hold it to the route
+//! table and parse every example it shows.
+
+mod modifiers;
+#[cfg(test)]
+mod tests;
+
+use crate::routes::{operator, player, public};
+use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
+use eldorado_api::{
+    Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
+    HistoryPage, OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session,
+    TransferRequest,
+};
+use modifiers::{CommonErrors, Security};
+use utoipa::OpenApi;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Eldorado game server",
+        version = "1",
+        description = "docs/PROTOCOL.md, Part II. Money in integer cents, times in Unix milliseconds. \
+            Signatures cover the canonical bytes of docs/PROTOCOL.md (Part I), never this JSON."
+    ),
+    paths(
+        public::config, public::blocks, public::block, public::export, public::openapi,
+        player::create_demo_player, player::session, player::create_sale, player::sale,
+        player::reveal, player::history,
+        operator::create_session, operator::credit, operator::debit, operator::close_block,
+    ),
+    // Listed so that every body type is in the document with its example,
+    // also those only reached through another type.
+    components(schemas(
+        Config, Session, SaleResponse, BuyRequest, RevealRequest, RevealAck, HistoryPage,
+        BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
+        ErrorBody, ErrorCode, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
+    )),
+    modifiers(&Security, &CommonErrors)
+)]
+struct ApiDoc;
+
+pub fn document() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}

@@ -1,0 +1,80 @@
+//! What every operation shares, added once instead of on each handler.
+
+use eldorado_api::ErrorBody;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::{Modify, ToSchema};
+
+/// The two bearer schemes the handlers' `security(...)` name.
+pub struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        for (name, description) in [
+            ("player", "Session token (64 hex digits), valid 24 h"),
+            ("operator", "The operator API key"),
+        ] {
+            components.add_security_scheme(
+                name,
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .description(Some(description))
+                        .build(),
+                ),
+            );
+        }
+    }
+}
+
+/// The errors any API request may get (the extractors answer them before a
+/// handler runs), unless the handler documents its own.
+pub struct CommonErrors;
+
+const COMMON: &[(&str, &str)] = &[
+    (
+        "400",
+        "BAD_REQUEST: malformed JSON, wrong types, missing fields",
+    ),
+    ("413", "PAYLOAD_TOO_LARGE: a body over the limit"),
+    ("500", "INTERNAL: a server fault, never a client mistake"),
+];
+const UNAUTHORIZED: (&str, &str) = (
+    "401",
+    "UNAUTHORIZED: missing, malformed, forged or expired token or key",
+);
+
+impl Modify for CommonErrors {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            // The document itself takes no input and needs no key.
+            if path.ends_with("/openapi.json") {
+                continue;
+            }
+            for operation in [&mut item.get, &mut item.post].into_iter().flatten() {
+                let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
+                let extra = secured.then_some(UNAUTHORIZED);
+                for (status, description) in COMMON.iter().copied().chain(extra) {
+                    operation
+                        .responses
+                        .responses
+                        .entry(status.to_owned())
+                        .or_insert_with(|| error_response(description).into());
+                }
+            }
+        }
+    }
+}
+
+fn error_response(description: &str) -> utoipa::openapi::Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(ErrorBody::name())))
+                .build(),
+        )
+        .build()
+}

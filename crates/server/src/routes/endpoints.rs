@@ -1,0 +1,59 @@
+//! Every API route in one table: the router is built from it, and the
+//! OpenAPI test checks the document against it, so a route can be neither
+//! served undocumented nor documented unserved.
+
+use super::{operator, player, public};
+use crate::state::AppState;
+use axum::handler::Handler;
+use axum::http::Method;
+use axum::routing::{self, MethodRouter};
+
+/// Where every path of the table is mounted.
+pub const PREFIX: &str = "/api";
+
+pub struct Endpoint {
+    pub method: Method,
+    /// Below [`PREFIX`], in axum's (and OpenAPI's) `{param}` syntax.
+    pub path: &'static str,
+    pub(super) route: MethodRouter<AppState>,
+}
+
+impl Endpoint {
+    // The method is taken from the same call that builds the route, so the
+    // table cannot say GET for a route that answers POST.
+    fn get<H: Handler<T, AppState>, T: 'static>(path: &'static str, handler: H) -> Endpoint {
+        Endpoint {
+            method: Method::GET,
+            path,
+            route: routing::get(handler),
+        }
+    }
+
+    fn post<H: Handler<T, AppState>, T: 'static>(path: &'static str, handler: H) -> Endpoint {
+        Endpoint {
+            method: Method::POST,
+            path,
+            route: routing::post(handler),
+        }
+    }
+}
+
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        Endpoint::get("/config", public::config),
+        Endpoint::get("/blocks", public::blocks),
+        Endpoint::get("/blocks/{block}", public::block),
+        Endpoint::get("/blocks/{block}/export", public::export),
+        Endpoint::get("/openapi.json", public::openapi),
+        Endpoint::post("/demo/players", player::create_demo_player),
+        Endpoint::get("/session", player::session),
+        Endpoint::post("/sales", player::create_sale),
+        Endpoint::get("/sales/{sale_id}", player::sale),
+        Endpoint::post("/sales/{sale_id}/reveal", player::reveal),
+        Endpoint::get("/history", player::history),
+        Endpoint::post("/operator/sessions", operator::create_session),
+        Endpoint::post("/operator/players/{player_id}/credit", operator::credit),
+        Endpoint::post("/operator/players/{player_id}/debit", operator::debit),
+        Endpoint::post("/operator/blocks/{block}/close", operator::close_block),
+    ]
+}
