@@ -338,7 +338,7 @@ pub fn fill_remaining(
         return Ok(());
     };
     let list = child(target, "ul", "eld-remaining-list")?;
-    for left in &block.remaining_by_rank {
+    for left in block.remaining_by_rank.iter().flatten() {
         let prize = config
             .prize_table
             .iter()

@@ -54,6 +54,7 @@ impl Inner {
                 let request = BuyRequest {
                     stake_cents: stake,
                     idempotency_key: key,
+                    client_nonce: None,
                 };
                 let reply = this.backend.buy(&token, request);
                 let weak = Rc::downgrade(this);

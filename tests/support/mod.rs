@@ -6,7 +6,7 @@
 
 use eldorado_web::api::{
     BlockInfo, BlockList, BlockStatus, BuyRequest, Config, HistoryItem, HistoryPage, NetError,
-    RankRemaining, RevealAck, SaleResponse, SaleStatus, Session,
+    RevealAck, SaleResponse, SaleStatus, Session,
 };
 use eldorado_web::fixtures::{self, FixtureBlock};
 use eldorado_web::net::{Backend, Reply};
@@ -82,6 +82,7 @@ impl Backend for FakeBackend {
             player_id: fixtures::PLAYER.to_owned(),
             balance_cents: state.balance,
             expires_at_ms: 0,
+            money: eldorado_engine::Money::Play,
             unrevealed: state.unrevealed.clone(),
         }))
     }
@@ -170,11 +171,8 @@ impl Backend for FakeBackend {
             blocks: vec![BlockInfo {
                 commitment: state.block.commitment.clone(),
                 status: BlockStatus::Open,
-                sold: state.next_position,
-                remaining_by_rank: vec![RankRemaining {
-                    rank: 10,
-                    remaining: 3,
-                }],
+                sold: None,
+                remaining_by_rank: None,
             }],
         }))
     }

@@ -1,5 +1,8 @@
-//! `GET /api/blocks` and `GET /api/blocks/{block}`: committed blocks and
-//! how many prizes of each rank are left. Counts only: they reveal no position.
+//! `GET /api/blocks` and `GET /api/blocks/{block}`: committed blocks, and,
+//! for finished blocks only, how many prizes of each rank were left. A block
+//! still on sale (or pending) says nothing of what it holds: near its end,
+//! the count of prizes left would tell a buyer when its tail pays more than
+//! it costs, and with one ticket left, exactly what that ticket wins.
 
 use eldorado_engine::SignedCommitment;
 use serde::{Deserialize, Serialize};
@@ -42,10 +45,13 @@ pub struct BlockInfo {
     #[cfg_attr(feature = "openapi", schema(value_type = crate::schema::SignedCommitmentSchema))]
     pub commitment: SignedCommitment,
     pub status: BlockStatus,
-    /// Tickets sold so far.
-    pub sold: u32,
-    /// One entry per rank, rank 1 first.
-    pub remaining_by_rank: Vec<RankRemaining>,
+    /// Tickets sold: only for a sold-out or closed block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sold: Option<u32>,
+    /// Prizes left unsold, one entry per rank, rank 1 first: only for a
+    /// sold-out or closed block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining_by_rank: Option<Vec<RankRemaining>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -35,6 +35,7 @@ pub fn signed_commitment() -> Value {
         "block": 3,
         "stake_cents": 100,
         "tickets": 400000,
+        "money": "real",
         "prize_table": "138b9fc540bd8a4b9f27679f7779d0f4b226a229e3592c04a8a366aacf2eb997",
         "root": "5d41402abc4b2a76b9719d911017c592ae2f6b2b4e6b4d7b6a5d6b2b4e6b4d7b",
         "public_key": PUBLIC_KEY,
@@ -62,6 +63,7 @@ pub fn signed_sale() -> Value {
         "proof": ["1f".repeat(32), "e0".repeat(32)],
         "player": PLAYER,
         "sold_at_ms": 1796200000000u64,
+        "client_nonce": "00112233445566778899aabbccddeeff",
         "signature": "4a7c".repeat(32)
     })
 }
@@ -83,6 +85,7 @@ pub fn session() -> Value {
         "player_id": PLAYER,
         "balance_cents": 5000,
         "expires_at_ms": 1796286400000u64,
+        "money": "real",
         "unrevealed": null
     })
 }
@@ -96,7 +99,11 @@ pub fn operator_session_request() -> Value {
 }
 
 pub fn buy_request() -> Value {
-    json!({"stake_cents": 100, "idempotency_key": "b1f4-0007-retry"})
+    json!({
+        "stake_cents": 100,
+        "idempotency_key": "b1f4-0007-retry",
+        "client_nonce": "00112233445566778899aabbccddeeff"
+    })
 }
 
 pub fn reveal_request() -> Value {
@@ -125,21 +132,27 @@ pub fn history_page() -> Value {
     json!({"items": [history_item()], "next_before": null})
 }
 
+/// A finished block: only these say what was sold and what is left.
 pub fn block_info() -> Value {
     let remaining: Vec<Value> = RANKS
         .iter()
-        .map(|r| json!({"rank": r.rank, "remaining": r.count}))
+        .map(|r| json!({"rank": r.rank, "remaining": if r.rank == 1 { 1 } else { 0 }}))
         .collect();
     json!({
         "commitment": signed_commitment(),
-        "status": "open",
-        "sold": 0,
+        "status": "closed",
+        "sold": 399_123,
         "remaining_by_rank": remaining
     })
 }
 
+/// The block on sale: its commitment and status, nothing of what it holds.
+pub fn open_block_info() -> Value {
+    json!({"commitment": signed_commitment(), "status": "open"})
+}
+
 pub fn block_list() -> Value {
-    json!({"blocks": [block_info()]})
+    json!({"blocks": [open_block_info(), block_info()]})
 }
 
 pub fn transfer_request() -> Value {

@@ -1,6 +1,6 @@
 //! Buying a ticket and reporting how far its reveal went.
 
-use eldorado_engine::{SignedCommitment, SignedSale};
+use eldorado_engine::{ClientNonce, SignedCommitment, SignedSale};
 use serde::{Deserialize, Serialize};
 
 /// A signed sale with the commitment of its block: all the page needs to
@@ -39,6 +39,15 @@ pub struct BuyRequest {
     /// Scoped to the player.
     #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_-]{8,64}$"))]
     pub idempotency_key: String,
+    /// A fresh 128-bit random number (32 lowercase hex digits), signed back
+    /// into the sale so that no other sale can pass for this purchase's
+    /// answer. Optional for API clients, who then get 16 zero bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = Option<String>, pattern = "^[0-9a-f]{32}$")
+    )]
+    pub client_nonce: Option<ClientNonce>,
 }
 
 /// `POST /api/sales/{sale_id}/reveal`: grids fully revealed, `0..=1+extras`.

@@ -124,6 +124,10 @@ impl PartialSchema for SignedSaleSchema {
                     "sold_at_ms",
                     integer(KnownFormat::Int64, "Unix milliseconds").into(),
                 ),
+                (
+                    "client_nonce",
+                    hex(16, "The buyer's nonce from the purchase request").into(),
+                ),
                 ("signature", hex(64, "Ed25519").into()),
             ],
         )
@@ -156,6 +160,14 @@ impl PartialSchema for SignedCommitmentSchema {
                     integer(KnownFormat::Int64, "50, 100 or 200").into(),
                 ),
                 ("tickets", integer(KnownFormat::Int32, "400000").into()),
+                (
+                    "money",
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .enum_values(Some(["real", "play"]))
+                        .description(Some("Real money or play money (demo players)"))
+                        .into(),
+                ),
                 ("prize_table", hex(32, "Prize table digest (§3)").into()),
                 ("root", hex(32, "Merkle root (§2)").into()),
                 ("public_key", hex(32, "The operator's Ed25519 key").into()),

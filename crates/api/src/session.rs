@@ -1,6 +1,7 @@
 //! Sessions: a demo player's, or one the operator opens for its player.
 
 use crate::sale::SaleResponse;
+use eldorado_engine::Money;
 use serde::{Deserialize, Serialize};
 
 /// The answer of `POST /api/demo/players`, `GET /api/session` and
@@ -14,6 +15,10 @@ pub struct Session {
     pub player_id: String,
     pub balance_cents: u64,
     pub expires_at_ms: u64,
+    /// `"play"` for a demo player (play-money blocks only), `"real"` for an
+    /// operator's player.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^(real|play)$"))]
+    pub money: Money,
     /// The player's oldest ticket not fully revealed, so the page can offer to finish it.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub unrevealed: Option<SaleResponse>,

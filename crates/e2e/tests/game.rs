@@ -241,7 +241,11 @@ async fn a_demo_player_plays_known_tickets_in_chromium() {
 
     // The tickets on sale, known before the first sale.
     let open = api.open_block(STAKE).await;
-    assert_eq!(open.sold, 0, "a fresh server has sold nothing");
+    assert_eq!(
+        open.sold, None,
+        "the block on sale says nothing of its sales"
+    );
+    assert_eq!(open.remaining_by_rank, None, "nor of its prizes left");
     let block_id = open.commitment.commitment.block;
     let block = tokio::task::spawn_blocking(move || demo_block(seed, block_id, Stake::ONE_EURO))
         .await

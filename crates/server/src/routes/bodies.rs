@@ -35,7 +35,13 @@ pub fn block_status(status: store::BlockStatus) -> BlockStatus {
 pub fn block_info(record: BlockRecord) -> BlockInfo {
     let stake = record.stake_cents();
     // The store counts by prize; the page shows ranks, each with its own prize.
-    let remaining_by_rank = RANKS
+    // Only a finished block says what was sold and what is left: on a block
+    // still selling, those counts would price its unsold tail.
+    let finished = matches!(
+        record.status,
+        store::BlockStatus::SoldOut | store::BlockStatus::Closed
+    );
+    let remaining_by_rank: Vec<RankRemaining> = RANKS
         .iter()
         .map(|rank| RankRemaining {
             rank: rank.rank,
@@ -49,7 +55,7 @@ pub fn block_info(record: BlockRecord) -> BlockInfo {
     BlockInfo {
         commitment: record.signed,
         status: block_status(record.status),
-        sold: record.sold,
-        remaining_by_rank,
+        sold: finished.then_some(record.sold),
+        remaining_by_rank: finished.then_some(remaining_by_rank),
     }
 }

@@ -58,6 +58,7 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
         player_id: session.player_id.to_string(),
         balance_cents: player.balance_cents,
         expires_at_ms: session.expires_at_ms,
+        money: player.kind.money(),
         unrevealed,
     })
 }
@@ -315,6 +316,7 @@ mod tests {
     fn the_lenient_sale_request_reads_every_buy_request() {
         let request = BuyRequest {
             stake_cents: 100,
+            client_nonce: None,
             idempotency_key: "key-00000001".to_owned(),
         };
         let read: SaleRequestBody =

@@ -94,6 +94,16 @@ pub enum PlayerKind {
 }
 
 impl PlayerKind {
+    /// The money this kind of player plays with, and so the blocks it buys from.
+    pub fn money(self) -> eldorado_engine::Money {
+        match self {
+            PlayerKind::Demo => eldorado_engine::Money::Play,
+            PlayerKind::Operator => eldorado_engine::Money::Real,
+        }
+    }
+}
+
+impl PlayerKind {
     pub fn as_str(self) -> &'static str {
         match self {
             PlayerKind::Demo => "demo",
