@@ -11,4 +11,6 @@ cargo build --release -p eldorado-cli
 echo
 echo "  Eldorado is starting: open http://$addr/ in your browser (Ctrl-C stops it)."
 echo
-exec target/release/eldorado serve --addr "$addr" --data ./data --web .
+# --demo: the page creates play-money players, who play from play-money
+# blocks of their own (real-money blocks are kept for operator players).
+exec target/release/eldorado serve --addr "$addr" --data ./data --web . --demo

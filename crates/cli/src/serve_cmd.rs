@@ -17,11 +17,15 @@ pub struct ServeArgs {
     /// Directory holding index.html and www/ (the repository root).
     #[arg(long, default_value = ".")]
     web: PathBuf,
-    /// Turn demo mode off: no play-money players from the page.
+    /// Demo mode: the page may create play-money players, who play from
+    /// play-money blocks of their own. Without it the server sells real
+    /// money only.
     #[arg(long)]
-    no_demo: bool,
-    /// TESTS ONLY: derive every block from this number, so that the ticket
-    /// sequence is known in advance. Refused unless demo mode is on.
+    demo: bool,
+    /// TESTS AND DEMOS ONLY: derive every block from this number, so that
+    /// the ticket sequence is known in advance. Needs --demo; no real-money
+    /// block is generated, and a data directory holding operator players or
+    /// real-money blocks is refused.
     #[arg(long)]
     demo_seed: Option<u64>,
     /// Most sales committed in one transaction (group commit).
@@ -44,7 +48,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     let mut config = Config::new(args.data);
     config.addr = args.addr;
     config.web_dir = args.web;
-    config.demo = !args.no_demo;
+    config.demo = args.demo;
     config.demo_seed = args.demo_seed;
     config.max_batch = args.max_batch;
     config.frame_ancestors = args.frame_ancestors;

@@ -25,7 +25,7 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts `eldorado serve --demo-seed SEED` and waits until it answers.
+    /// Starts `eldorado serve --demo --demo-seed SEED` and waits until it answers.
     /// `tag` names its log file in the output directory.
     pub async fn start(seed: u64, tag: &str) -> Server {
         let bin = paths::eldorado_bin();
@@ -50,6 +50,7 @@ impl Server {
                 .arg(data.path())
                 .arg("--web")
                 .arg(paths::repo_root())
+                .arg("--demo")
                 .arg("--demo-seed")
                 .arg(seed.to_string())
                 .env("RUST_LOG", "info")

@@ -1,9 +1,10 @@
 //! Blocks on hand: generating and committing them off the request path,
-//! keeping one open and one pending block per stake, and the Merkle trees
-//! that prove each sale.
+//! keeping one open and one pending block per stake and money (real money
+//! always, play money in demo mode), and the Merkle trees that prove each
+//! sale.
 
 use crate::keys::os_random;
-use crate::store::{BlockStatus, Store, StoreError};
+use crate::store::{BlockRecord, BlockSeeding, BlockStatus, Store, StoreError};
 use eldorado_engine::generate::demo_rng;
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::{
@@ -23,6 +24,19 @@ pub enum Seeding {
     Demo(u64),
 }
 
+impl Seeding {
+    /// What the store records of it.
+    pub fn kind(self) -> BlockSeeding {
+        match self {
+            Seeding::Os => BlockSeeding::Os,
+            Seeding::Demo(_) => BlockSeeding::Demo,
+        }
+    }
+}
+
+/// One supply line: the blocks of one stake sold for one kind of money.
+type Line = (Stake, Money);
+
 #[derive(Debug, thiserror::Error)]
 pub enum BlockError {
     #[error(transparent)]
@@ -35,26 +49,31 @@ pub struct BlockBook {
     store: Arc<dyn Store>,
     key: Arc<SigningKey>,
     seeding: Seeding,
+    /// The kinds of money this server keeps blocks on sale for.
+    moneys: Vec<Money>,
     next_id: Mutex<u64>,
     /// Trees of open and pending blocks.
     live: RwLock<HashMap<u64, Arc<MerkleTree>>>,
     /// Trees of finished blocks rebuilt on demand, oldest first.
     old: Mutex<VecDeque<(u64, Arc<MerkleTree>)>>,
-    /// Stakes whose next block is being generated.
-    generating: Mutex<HashSet<u64>>,
+    /// Lines whose next block is being generated.
+    generating: Mutex<HashSet<Line>>,
 }
 
 impl BlockBook {
+    /// A book that keeps blocks on sale for each kind of money in `moneys`.
     pub fn new(
         store: Arc<dyn Store>,
         key: Arc<SigningKey>,
         seeding: Seeding,
+        moneys: Vec<Money>,
     ) -> Result<Arc<BlockBook>, BlockError> {
         let next_id = store.next_block_id()?;
         Ok(Arc::new(BlockBook {
             store,
             key,
             seeding,
+            moneys,
             next_id: Mutex::new(next_id),
             live: RwLock::new(HashMap::new()),
             old: Mutex::new(VecDeque::new()),
@@ -62,8 +81,16 @@ impl BlockBook {
         }))
     }
 
+    /// Every (stake, money) line this book supplies, in a fixed order.
+    fn lines(&self) -> Vec<Line> {
+        self.moneys
+            .iter()
+            .flat_map(|&money| Stake::ALL.iter().map(move |&stake| (stake, money)))
+            .collect()
+    }
+
     /// At start: rebuilds the trees of stored open and pending blocks, then
-    /// generates what is missing so each stake has an open and a pending
+    /// generates what is missing so each line has an open and a pending
     /// block. Returns when all of that is committed.
     pub fn prepare(self: &Arc<Self>) -> Result<(), BlockError> {
         let blocks = self.store.blocks()?;
@@ -88,15 +115,16 @@ impl BlockBook {
         // Current blocks first, then the next ones, so that ids (and demo
         // seeds) follow a fixed order on a first start.
         for round in 0..2 {
-            let wanted: Vec<(Stake, u64)> = Stake::ALL
-                .iter()
-                .filter(|stake| self.live_count(&blocks, stake.cents()) <= round)
-                .map(|&stake| (stake, self.allocate_id()))
+            let wanted: Vec<(Line, u64)> = self
+                .lines()
+                .into_iter()
+                .filter(|&line| live_count(&blocks, line) <= round)
+                .map(|line| (line, self.allocate_id()))
                 .collect();
             std::thread::scope(|scope| -> Result<(), BlockError> {
                 let handles: Vec<_> = wanted
                     .iter()
-                    .map(|&(stake, id)| scope.spawn(move || self.generate(stake, id)))
+                    .map(|&(line, id)| scope.spawn(move || self.generate(line, id)))
                     .collect();
                 for handle in handles {
                     handle
@@ -107,16 +135,6 @@ impl BlockBook {
             })?;
         }
         Ok(())
-    }
-
-    fn live_count(&self, blocks: &[crate::store::BlockRecord], stake: u64) -> usize {
-        blocks
-            .iter()
-            .filter(|b| {
-                b.stake_cents() == stake
-                    && matches!(b.status, BlockStatus::Open | BlockStatus::Pending)
-            })
-            .count()
     }
 
     fn allocate_id(&self) -> u64 {
@@ -145,7 +163,7 @@ impl BlockBook {
     }
 
     /// Generates, commits, signs and stores block `id` (slow: whole seconds).
-    fn generate(&self, stake: Stake, id: u64) -> Result<(), BlockError> {
+    fn generate(&self, (stake, money): Line, id: u64) -> Result<(), BlockError> {
         let started = std::time::Instant::now();
         let mut rng = match self.seeding {
             Seeding::Os => BlockRng::from_seed(
@@ -155,15 +173,19 @@ impl BlockBook {
         };
         let block = generate_block(id, stake, &Params::default(), &mut rng)
             .map_err(|e| BlockError::Generate(e.to_string()))?;
-        let signed = block.commitment(Money::Real).sign(&self.key);
+        let signed = block.commitment(money).sign(&self.key);
         // The tree is on hand before the block can open, so its first sale
         // always finds its proof.
         self.live_write().insert(id, Arc::new(block.tree.clone()));
-        match self.store.insert_block(&block, &signed) {
+        match self
+            .store
+            .insert_block(&block, &signed, self.seeding.kind())
+        {
             Ok(status) => {
                 tracing::info!(
                     block = id,
                     stake = stake.cents(),
+                    money = money.as_str(),
                     status = status.as_str(),
                     root = %signed.commitment.root,
                     elapsed_ms = started.elapsed().as_millis() as u64,
@@ -178,7 +200,7 @@ impl BlockBook {
         }
     }
 
-    /// Makes sure every stake has a pending block behind its open one,
+    /// Makes sure every line has a pending block behind its open one,
     /// generating missing ones on background threads.
     pub fn ensure_supply(self: &Arc<Self>) {
         let blocks = match self.store.blocks() {
@@ -189,25 +211,25 @@ impl BlockBook {
             }
         };
         self.forget_finished(&blocks);
-        for stake in Stake::ALL {
-            if self.live_count(&blocks, stake.cents()) >= 2 {
+        for line in self.lines() {
+            if live_count(&blocks, line) >= 2 {
                 continue;
             }
             let mut generating = self.generating.lock().unwrap_or_else(|p| p.into_inner());
-            if !generating.insert(stake.cents()) {
+            if !generating.insert(line) {
                 continue;
             }
             drop(generating);
             let id = self.allocate_id();
             let book = Arc::clone(self);
             std::thread::spawn(move || {
-                if let Err(e) = book.generate(stake, id) {
+                if let Err(e) = book.generate(line, id) {
                     tracing::error!(error = %e, block = id, "generating the next block failed");
                 }
                 book.generating
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .remove(&stake.cents());
+                    .remove(&line);
                 // Sales may have finished another block meanwhile.
                 book.ensure_supply();
             });
@@ -215,7 +237,7 @@ impl BlockBook {
     }
 
     /// Moves trees of blocks that sold out or were closed out of the live set.
-    fn forget_finished(&self, blocks: &[crate::store::BlockRecord]) {
+    fn forget_finished(&self, blocks: &[BlockRecord]) {
         let finished: Vec<u64> = blocks
             .iter()
             .filter(|b| b.status.is_finished())
@@ -258,4 +280,16 @@ impl BlockBook {
             .find(|(other, _)| *other == id)
             .map(|(_, tree)| Arc::clone(tree))
     }
+}
+
+/// Open and pending blocks of one line.
+fn live_count(blocks: &[BlockRecord], (stake, money): Line) -> usize {
+    blocks
+        .iter()
+        .filter(|b| {
+            b.stake_cents() == stake.cents()
+                && b.money() == money
+                && matches!(b.status, BlockStatus::Open | BlockStatus::Pending)
+        })
+        .count()
 }

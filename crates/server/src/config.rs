@@ -1,5 +1,6 @@
 //! What `eldorado serve` is told on its command line.
 
+use eldorado_engine::Money;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -13,9 +14,11 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// Holds `index.html` and `www/`.
     pub web_dir: PathBuf,
-    /// Lets the page create play-money players.
+    /// Demo mode (`--demo`): the page may create play-money players, who
+    /// play from play-money blocks of their own. Off by default.
     pub demo: bool,
-    /// Test only: blocks drawn from seeds derived from this number.
+    /// Tests and demos only (`--demo-seed`, needs demo mode): blocks drawn
+    /// from seeds derived from this number, and no real-money blocks at all.
     pub demo_seed: Option<u64>,
     pub starting_balance_cents: u64,
     pub session_ttl: Duration,
@@ -33,7 +36,7 @@ impl Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir: data_dir.into(),
             web_dir: PathBuf::from("."),
-            demo: true,
+            demo: false,
             demo_seed: None,
             starting_balance_cents: DEFAULT_STARTING_BALANCE_CENTS,
             session_ttl: Duration::from_secs(24 * 3600),
@@ -43,11 +46,24 @@ impl Config {
         }
     }
 
+    /// The kinds of money the server keeps blocks on sale for: real money
+    /// unless blocks are drawn from a fixed seed, play money in demo mode.
+    pub fn moneys(&self) -> Vec<Money> {
+        let mut moneys = Vec::new();
+        if self.demo_seed.is_none() {
+            moneys.push(Money::Real);
+        }
+        if self.demo {
+            moneys.push(Money::Play);
+        }
+        moneys
+    }
+
     /// Refuses combinations that must never run.
     pub fn check(&self) -> Result<(), String> {
         if self.demo_seed.is_some() && !self.demo {
             return Err(
-                "--demo-seed makes every ticket predictable: it is refused unless demo mode is on"
+                "--demo-seed makes every ticket predictable: it is refused unless --demo is given"
                     .to_owned(),
             );
         }
@@ -72,6 +88,19 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn real_money_unless_seeded_and_play_money_only_in_demo_mode() {
+        let mut config = Config::new("/tmp/unused");
+        assert!(!config.demo, "demo mode is off unless asked for");
+        assert_eq!(config.moneys(), vec![Money::Real]);
+        config.demo = true;
+        assert_eq!(config.moneys(), vec![Money::Real, Money::Play]);
+        config.demo_seed = Some(7);
+        assert_eq!(config.moneys(), vec![Money::Play]);
+        config.demo = false;
+        assert!(config.check().unwrap_err().contains("--demo"));
+    }
 
     #[test]
     fn frame_ancestors_cannot_inject_other_directives() {

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod openapi;
 pub mod routes;
 pub mod sales;
+pub mod seed_policy;
 pub mod sessions;
 pub mod state;
 pub mod static_files;

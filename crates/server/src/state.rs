@@ -7,13 +7,12 @@ use crate::config::Config;
 use crate::error::ApiError;
 use crate::keys::{self, KeyError};
 use crate::sales::SaleDesk;
+use crate::seed_policy::{self, SeedPolicyError};
 use crate::sessions::Sessions;
 use crate::store::sqlite::SqliteStore;
 use crate::store::{SaleRecord, Store, StoreError};
 use eldorado_engine::commit::public_key_of;
-use eldorado_engine::{
-    ClientNonce, PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey,
-};
+use eldorado_engine::{PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -32,6 +31,8 @@ pub enum StartError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Blocks(#[from] BlockError),
+    #[error(transparent)]
+    SeedPolicy(#[from] SeedPolicyError),
     #[error("startup task failed: {0}")]
     Task(String),
 }
@@ -61,8 +62,10 @@ impl std::ops::Deref for AppState {
 }
 
 impl AppState {
-    /// Opens the data directory (database, keys), applies migrations and
-    /// makes sure each stake has an open and a pending committed block.
+    /// Opens the data directory (database, keys), applies migrations,
+    /// refuses data that the seeding policy forbids (`seed_policy`) and
+    /// makes sure each stake has an open and a pending committed block of
+    /// each kind of money served.
     pub async fn start(config: Config) -> Result<AppState, StartError> {
         tokio::task::spawn_blocking(move || AppState::start_blocking(config))
             .await
@@ -90,6 +93,9 @@ impl AppState {
             &dir.join(DATABASE_FILE),
             Arc::clone(&clock),
         )?);
+        // Before any block is generated: a refused start leaves the data
+        // directory as it found it (bar migrations).
+        seed_policy::check(&*store, &config, dir)?;
         let seeding = match config.demo_seed {
             Some(n) => {
                 tracing::warn!(
@@ -101,7 +107,12 @@ impl AppState {
             }
             None => Seeding::Os,
         };
-        let book = BlockBook::new(Arc::clone(&store), Arc::clone(&key), seeding)?;
+        let book = BlockBook::new(
+            Arc::clone(&store),
+            Arc::clone(&key),
+            seeding,
+            config.moneys(),
+        )?;
         book.prepare()?;
         let desk = SaleDesk::start(
             Arc::clone(&store),
@@ -172,7 +183,7 @@ impl AppState {
             proof,
             player: record.player_id.clone(),
             sold_at_ms: record.sold_at_ms,
-            client_nonce: ClientNonce([0; 16]),
+            client_nonce: record.client_nonce,
         }
         .sign(&self.key)
         .map_err(ApiError::internal)

@@ -14,6 +14,19 @@ use eldorado_api::{
     Balance, BlockInfo, ErrorBody, OperatorSessionRequest, Session, TransferRequest,
 };
 
+/// A server seeded with `--demo-seed` sells no real-money ticket, and a
+/// data directory holding operator players is refused to it (see
+/// `seed_policy`): so its operator routes create and fund no player.
+fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
+    if state.config.demo_seed.is_some() {
+        return Err(ApiError::Forbidden(
+            "this server draws its blocks from a fixed --demo-seed: it sells no real-money \
+             ticket and holds no operator players",
+        ));
+    }
+    Ok(())
+}
+
 /// Largest single transfer: 1,000,000.00 €.
 const MAX_TRANSFER_CENTS: u64 = 100_000_000;
 
@@ -35,7 +48,7 @@ fn check_player_id(id: &str) -> Result<(), ApiError> {
     request_body = OperatorSessionRequest,
     responses(
         (status = 201, description = "A new session; the player is created (balance 0) if new", body = Session),
-        (status = 403, description = "FORBIDDEN: the id belongs to a demo player", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: the id belongs to a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
     ))]
 pub async fn create_session(
     State(state): State<AppState>,
@@ -43,6 +56,7 @@ pub async fn create_session(
     ApiJson(body): ApiJson<OperatorSessionRequest>,
 ) -> Result<(StatusCode, Json<Session>), ApiError> {
     check_player_id(&body.player_id)?;
+    refuse_on_seeded_server(&state)?;
     let session = state
         .blocking(move |state| {
             state
@@ -69,6 +83,7 @@ async fn transfer(
     kind: TransferKind,
 ) -> Result<Json<Balance>, ApiError> {
     check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
+    refuse_on_seeded_server(&state)?;
     if body.amount_cents == 0 || body.amount_cents > MAX_TRANSFER_CENTS {
         return Err(ApiError::BadRequest(format!(
             "amount_cents must be 1..={MAX_TRANSFER_CENTS}"
@@ -119,7 +134,7 @@ async fn transfer(
     request_body = TransferRequest,
     responses(
         (status = 200, description = "The new balance; an unknown player is created", body = Balance),
-        (status = 403, description = "FORBIDDEN: a demo player", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
     ))]
 pub async fn credit(
@@ -138,7 +153,7 @@ pub async fn credit(
     responses(
         (status = 200, description = "The new balance", body = Balance),
         (status = 402, description = "INSUFFICIENT_FUNDS: the balance would go below 0", body = ErrorBody),
-        (status = 403, description = "FORBIDDEN: a demo player", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown player", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
     ))]

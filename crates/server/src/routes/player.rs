@@ -14,7 +14,7 @@ use eldorado_api::{
     BuyRequest, DemoPlayerRequest, ErrorBody, HistoryPage, RevealAck, RevealRequest, SaleResponse,
     Session as SessionBody,
 };
-use eldorado_engine::Stake;
+use eldorado_engine::{ClientNonce, Stake};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -110,11 +110,37 @@ pub async fn session(
 }
 
 /// [`BuyRequest`] as the server reads it: the stake as any JSON value, so
-/// that a number which is no stake is `INVALID_STAKE`, not `BAD_REQUEST`.
+/// that a number which is no stake is `INVALID_STAKE`, not `BAD_REQUEST`;
+/// the nonce too, so that a malformed one gets a message of its own.
 #[derive(Deserialize)]
 pub struct SaleRequestBody {
     stake_cents: Value,
     idempotency_key: String,
+    #[serde(default)]
+    client_nonce: Option<Value>,
+}
+
+/// The buyer's nonce: 32 lowercase hex digits, exactly as the page sends
+/// it (one spelling per nonce, so the signed bytes are the ones the buyer
+/// will compare). Absent or `null`: 16 zero bytes, for API clients that
+/// check no nonce.
+fn parse_client_nonce(value: Option<&Value>) -> Result<ClientNonce, ApiError> {
+    let text = match value {
+        None | Some(Value::Null) => return Ok(ClientNonce([0; 16])),
+        Some(Value::String(text)) => text.as_str(),
+        // Not a string: refused below like any malformed text.
+        Some(_) => "",
+    };
+    let lowercase_hex = text.len() == 2 * ClientNonce::LEN
+        && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    lowercase_hex
+        .then(|| ClientNonce::from_hex(text).ok())
+        .flatten()
+        .ok_or_else(|| {
+            ApiError::BadRequest(
+                "client_nonce must be 32 lowercase hex digits (16 random bytes)".to_owned(),
+            )
+        })
 }
 
 fn check_idempotency_key(key: &str) -> Result<(), ApiError> {
@@ -149,11 +175,11 @@ fn parse_stake(value: &Value) -> Result<Stake, ApiError> {
 #[utoipa::path(post, path = "/api/sales", tag = "player", security(("player" = [])),
     request_body = BuyRequest,
     responses(
-        (status = 200, description = "The signed sale (the same sale again for a retried key)", body = SaleResponse),
-        (status = 400, description = "BAD_REQUEST, or INVALID_STAKE for a number that is not a stake", body = ErrorBody),
+        (status = 200, description = "The signed sale, its `client_nonce` the request's (the same sale again, first nonce included, for a retried key)", body = SaleResponse),
+        (status = 400, description = "BAD_REQUEST (also for a `client_nonce` that is not 32 lowercase hex digits), or INVALID_STAKE for a number that is not a stake", body = ErrorBody),
         (status = 402, description = "INSUFFICIENT_FUNDS", body = ErrorBody),
         (status = 409, description = "CONFLICT: the idempotency key was used at another stake", body = ErrorBody),
-        (status = 503, description = "SOLD_OUT: no block of this stake on sale", body = ErrorBody),
+        (status = 503, description = "SOLD_OUT: no block of this stake and of the player's money on sale", body = ErrorBody),
     ))]
 pub async fn create_sale(
     State(state): State<AppState>,
@@ -162,12 +188,14 @@ pub async fn create_sale(
 ) -> Result<Json<SaleResponse>, ApiError> {
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;
+    let client_nonce = parse_client_nonce(body.client_nonce.as_ref())?;
     let outcome = state
         .desk
         .sell(SaleRequest {
             player_id: session.player_id.to_string(),
             stake,
             idempotency_key: body.idempotency_key,
+            client_nonce,
         })
         .await?;
     let record = match outcome {
@@ -309,19 +337,50 @@ pub async fn history(
 
 #[cfg(test)]
 mod tests {
-    use super::SaleRequestBody;
+    use super::{parse_client_nonce, SaleRequestBody};
     use eldorado_api::BuyRequest;
+    use eldorado_engine::ClientNonce;
+    use serde_json::json;
 
     #[test]
     fn the_lenient_sale_request_reads_every_buy_request() {
-        let request = BuyRequest {
-            stake_cents: 100,
-            client_nonce: None,
-            idempotency_key: "key-00000001".to_owned(),
-        };
-        let read: SaleRequestBody =
-            serde_json::from_value(serde_json::to_value(&request).unwrap()).unwrap();
-        assert_eq!(read.stake_cents, 100);
-        assert_eq!(read.idempotency_key, request.idempotency_key);
+        for client_nonce in [None, Some(ClientNonce([0xa7; 16]))] {
+            let request = BuyRequest {
+                stake_cents: 100,
+                client_nonce,
+                idempotency_key: "key-00000001".to_owned(),
+            };
+            let read: SaleRequestBody =
+                serde_json::from_value(serde_json::to_value(&request).unwrap()).unwrap();
+            assert_eq!(read.stake_cents, 100);
+            assert_eq!(read.idempotency_key, request.idempotency_key);
+            let nonce = parse_client_nonce(read.client_nonce.as_ref()).unwrap();
+            assert_eq!(nonce, client_nonce.unwrap_or(ClientNonce([0; 16])));
+        }
+    }
+
+    #[test]
+    fn a_nonce_is_32_lowercase_hex_digits_or_absent() {
+        let good = "00ff0123456789abcdef0123456789ab";
+        assert_eq!(
+            parse_client_nonce(Some(&json!(good))).unwrap().to_hex(),
+            good
+        );
+        assert_eq!(
+            parse_client_nonce(Some(&json!(null))).unwrap(),
+            ClientNonce([0; 16])
+        );
+        for bad in [
+            json!("00FF0123456789ABCDEF0123456789AB"),
+            json!("00ff0123456789abcdef0123456789a"),
+            json!("00ff0123456789abcdef0123456789abcd"),
+            json!("00ff0123456789abcdef0123456789ag"),
+            json!(""),
+            json!(12345),
+            json!([0, 1]),
+        ] {
+            let error = parse_client_nonce(Some(&bad)).unwrap_err();
+            assert!(error.to_string().contains("client_nonce"), "{bad}");
+        }
     }
 }

@@ -14,7 +14,7 @@ pub mod switch_over;
 pub mod tx;
 pub mod wallet;
 
-use eldorado_engine::{Block, Hash, Params, SignedCommitment, Stake, Ticket};
+use eldorado_engine::{Block, ClientNonce, Hash, Money, Params, SignedCommitment, Stake, Ticket};
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -66,11 +66,38 @@ impl BlockStatus {
     }
 }
 
+/// How a block's generator was seeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockSeeding {
+    /// 32 bytes of OS randomness: the only seeding for real money.
+    Os,
+    /// A fixed `--demo-seed`: every ticket is predictable (tests, demos).
+    Demo,
+}
+
+impl BlockSeeding {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockSeeding::Os => "os",
+            BlockSeeding::Demo => "demo",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<BlockSeeding> {
+        Some(match text {
+            "os" => BlockSeeding::Os,
+            "demo" => BlockSeeding::Demo,
+            _ => return None,
+        })
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct BlockRecord {
     pub signed: SignedCommitment,
     pub params: Params,
     pub status: BlockStatus,
+    pub seeding: BlockSeeding,
     pub sold: u32,
     /// Unsold winning tickets by prize in cents, largest prize first.
     pub remaining_by_prize: Vec<(u64, u32)>,
@@ -82,6 +109,10 @@ impl BlockRecord {
     }
     pub fn stake_cents(&self) -> u64 {
         self.signed.commitment.stake_cents
+    }
+    /// As signed in the commitment.
+    pub fn money(&self) -> Money {
+        self.signed.commitment.money
     }
 }
 
@@ -95,10 +126,10 @@ pub enum PlayerKind {
 
 impl PlayerKind {
     /// The money this kind of player plays with, and so the blocks it buys from.
-    pub fn money(self) -> eldorado_engine::Money {
+    pub fn money(self) -> Money {
         match self {
-            PlayerKind::Demo => eldorado_engine::Money::Play,
-            PlayerKind::Operator => eldorado_engine::Money::Real,
+            PlayerKind::Demo => Money::Play,
+            PlayerKind::Operator => Money::Real,
         }
     }
 }
@@ -189,6 +220,8 @@ pub struct SaleRequest {
     pub player_id: String,
     pub stake: Stake,
     pub idempotency_key: String,
+    /// The buyer's nonce, stored and signed into the sale (zeros if none).
+    pub client_nonce: ClientNonce,
 }
 
 /// A recorded sale with everything needed to sign it again.
@@ -200,6 +233,8 @@ pub struct SaleRecord {
     pub block_tickets: u32,
     pub ticket: Ticket,
     pub sold_at_ms: u64,
+    /// The nonce the first request for this sale carried.
+    pub client_nonce: ClientNonce,
     pub balance_before_cents: u64,
     pub balance_after_cents: u64,
     /// Grids fully revealed so far, 0..=1+extras.
@@ -248,10 +283,16 @@ pub trait Store: Send + Sync + 'static {
     fn block(&self, id: u64) -> StoreResult<Option<BlockRecord>>;
     /// One more than the highest block id ever committed.
     fn next_block_id(&self) -> StoreResult<u64>;
-    /// Records a generated, committed block: it opens at once when its stake
-    /// has no open block, else it waits as pending. Must not hold up sales
-    /// for the whole insert.
-    fn insert_block(&self, block: &Block, signed: &SignedCommitment) -> StoreResult<BlockStatus>;
+    /// Records a generated, committed block with how it was seeded: it opens
+    /// at once when its stake has no open block of the same money (the
+    /// commitment's `money`), else it waits as pending. Must not hold up
+    /// sales for the whole insert.
+    fn insert_block(
+        &self,
+        block: &Block,
+        signed: &SignedCommitment,
+        seeding: BlockSeeding,
+    ) -> StoreResult<BlockStatus>;
     /// Leaf hashes in position order, to rebuild the Merkle tree.
     fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>>;
     /// Every ticket of a block in order; `f` returns false to stop.
@@ -263,6 +304,8 @@ pub trait Store: Send + Sync + 'static {
     /// Creates a player unless it exists; true if created.
     fn create_player(&self, id: &str, kind: PlayerKind, balance_cents: u64) -> StoreResult<bool>;
     fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>>;
+    /// Whether any player of this kind exists.
+    fn has_players(&self, kind: PlayerKind) -> StoreResult<bool>;
     fn transfer(&self, transfer: &Transfer, now_ms: u64) -> StoreResult<TransferOutcome>;
 
     fn create_session(
@@ -275,8 +318,9 @@ pub trait Store: Send + Sync + 'static {
     fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>>;
 
     /// Runs the sales in order in ONE durable transaction (group commit):
-    /// each is checked, debited, given the next ticket of its stake's open
-    /// block, credited and recorded, or refused without any write.
+    /// each is checked, debited, given the next ticket of the open block of
+    /// its stake and of its player's money, credited and recorded, or
+    /// refused without any write.
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>>;
     fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>>;
     /// Newest first, sale ids below `before`.

@@ -1,12 +1,21 @@
 //! The sale rules, for every backend: a batch of sales runs in order inside
 //! one transaction that the backend commits once (group commit). Each sale
 //! is replayed, refused without any write, or checked, debited, given the
-//! next ticket of its stake's open block, credited and recorded.
+//! next ticket of the open block of its stake and of its player's money,
+//! credited and recorded.
+//!
+//! The money is the buyer's kind's (`PlayerKind::money`), read inside the
+//! transaction with the balance: play money never takes a ticket of a
+//! real-money block, and real money never one of a play-money block.
 
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
 use super::{corrupt, BlockStatus, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
+use eldorado_engine::Money;
 use std::collections::HashMap;
+
+/// The open block of each (stake, money) line, as far as this batch knows.
+type OpenBlocks = HashMap<(u64, Money), Option<OpenBlock>>;
 
 /// Runs `requests` in order against `tx`. An `Err` means the backend must
 /// roll the whole batch back: no sale of it happened.
@@ -15,9 +24,10 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
     requests: &[SaleRequest],
     now_ms: u64,
 ) -> StoreResult<Vec<SaleOutcome>> {
-    // The open block per stake, read once per batch rather than once per
-    // sale; `None` is remembered too, so a sold-out stake costs no queries.
-    let mut open: HashMap<u64, Option<OpenBlock>> = HashMap::new();
+    // The open block per stake and money, read once per batch rather than
+    // once per sale; `None` is remembered too, so a sold-out line costs no
+    // queries.
+    let mut open = OpenBlocks::new();
     requests
         .iter()
         .map(|request| sell_one(tx, &mut open, request, now_ms))
@@ -26,7 +36,7 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
 
 fn sell_one<T: SaleTx + ?Sized>(
     tx: &mut T,
-    open: &mut HashMap<u64, Option<OpenBlock>>,
+    open: &mut OpenBlocks,
     request: &SaleRequest,
     now_ms: u64,
 ) -> StoreResult<SaleOutcome> {
@@ -42,19 +52,20 @@ fn sell_one<T: SaleTx + ?Sized>(
             .map(SaleOutcome::Replayed)
             .ok_or_else(|| corrupt("sale without its ticket"));
     }
-    let Some((_, balance)) = tx.player_for_update(&request.player_id)? else {
+    let Some((kind, balance)) = tx.player_for_update(&request.player_id)? else {
         return Ok(SaleOutcome::UnknownPlayer);
     };
+    let line = (stake, kind.money());
     if balance < stake {
         return Ok(SaleOutcome::InsufficientFunds {
             balance_cents: balance,
         });
     }
-    let block = match open.get(&stake) {
+    let block = match open.get(&line) {
         Some(block) => *block,
         None => {
-            let block = tx.open_block_for_update(stake)?;
-            open.insert(stake, block);
+            let block = tx.open_block_for_update(stake, kind.money())?;
+            open.insert(line, block);
             block
         }
     };
@@ -81,18 +92,19 @@ fn sell_one<T: SaleTx + ?Sized>(
         prize_cents: ticket.prize_cents,
         grid_count: 1 + ticket.extras,
         sold_at_ms: now_ms,
+        client_nonce: request.client_nonce,
         balance_before_cents: balance,
         balance_after_cents: after,
     })?;
     let sold = position + 1;
     if sold == block.tickets {
         tx.set_block_sold(block.block, sold, BlockStatus::SoldOut)?;
-        open_next(tx, stake)?;
-        // The next sale of this stake reads whichever block opened.
-        open.remove(&stake);
+        open_next(tx, stake, kind.money())?;
+        // The next sale of this line reads whichever block opened.
+        open.remove(&line);
     } else {
         tx.set_block_sold(block.block, sold, BlockStatus::Open)?;
-        open.insert(stake, Some(OpenBlock { sold, ..block }));
+        open.insert(line, Some(OpenBlock { sold, ..block }));
     }
     if ticket.prize_cents > 0 {
         tx.take_prize(block.block, ticket.prize_cents)?;
@@ -104,6 +116,7 @@ fn sell_one<T: SaleTx + ?Sized>(
         block_tickets: block.tickets,
         ticket,
         sold_at_ms: now_ms,
+        client_nonce: request.client_nonce,
         balance_before_cents: balance,
         balance_after_cents: after,
         revealed: 0,

@@ -1,25 +1,33 @@
-//! Which block of a stake is on sale: at most one open block per stake, and
-//! when it sells out or is closed the oldest pending one takes its place.
+//! Which block of a stake is on sale: at most one open block per stake and
+//! money (play or real), and when it sells out or is closed the oldest
+//! pending one of the same stake and money takes its place. A play-money
+//! block never stands in for a real-money one, nor the other way round.
 
 use super::tx::BlockTx;
 use super::{BlockStatus, StoreResult};
+use eldorado_engine::Money;
 
-/// Opens the oldest pending block of the stake, if there is one.
-pub fn open_next<T: BlockTx + ?Sized>(tx: &mut T, stake_cents: u64) -> StoreResult<()> {
-    if let Some(next) = tx.oldest_pending_block(stake_cents)? {
+/// Opens the oldest pending block of the stake and money, if there is one.
+pub fn open_next<T: BlockTx + ?Sized>(
+    tx: &mut T,
+    stake_cents: u64,
+    money: Money,
+) -> StoreResult<()> {
+    if let Some(next) = tx.oldest_pending_block(stake_cents, money)? {
         tx.set_block_status(next, BlockStatus::Open)?;
     }
     Ok(())
 }
 
 /// A block whose tickets are all stored goes on sale at once when its stake
-/// has none on sale, else it waits its turn.
+/// has none of its money on sale, else it waits its turn.
 pub fn admit_new_block<T: BlockTx + ?Sized>(
     tx: &mut T,
     block: u64,
     stake_cents: u64,
+    money: Money,
 ) -> StoreResult<BlockStatus> {
-    let status = match tx.open_block_for_update(stake_cents)? {
+    let status = match tx.open_block_for_update(stake_cents, money)? {
         Some(_) => BlockStatus::Pending,
         None => BlockStatus::Open,
     };
@@ -30,13 +38,13 @@ pub fn admit_new_block<T: BlockTx + ?Sized>(
 /// Closes an open or pending block; a finished block stays as it is.
 /// False if there is no such committed block.
 pub fn close<T: BlockTx + ?Sized>(tx: &mut T, block: u64) -> StoreResult<bool> {
-    let Some((status, stake_cents)) = tx.block_status_for_update(block)? else {
+    let Some((status, stake_cents, money)) = tx.block_status_for_update(block)? else {
         return Ok(false);
     };
     match status {
         BlockStatus::Open => {
             tx.set_block_status(block, BlockStatus::Closed)?;
-            open_next(tx, stake_cents)?;
+            open_next(tx, stake_cents, money)?;
         }
         BlockStatus::Pending => tx.set_block_status(block, BlockStatus::Closed)?,
         BlockStatus::SoldOut | BlockStatus::Closed => {}

@@ -11,9 +11,9 @@
 //! SQLite, whose writer holds the whole database).
 
 use super::{BlockStatus, PlayerKind, SaleRecord, StoreResult, TransferKind};
-use eldorado_engine::Ticket;
+use eldorado_engine::{ClientNonce, Money, Ticket};
 
-/// The open block of a stake as a sale sees it.
+/// The open block of a stake and money as a sale sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpenBlock {
     pub block: u64,
@@ -39,6 +39,7 @@ pub struct NewSale<'a> {
     pub prize_cents: u64,
     pub grid_count: u8,
     pub sold_at_ms: u64,
+    pub client_nonce: ClientNonce,
     pub balance_before_cents: u64,
     pub balance_after_cents: u64,
 }
@@ -67,14 +68,25 @@ pub trait WalletTx {
 }
 
 /// Block statuses, for the switch-over from an open block to the next.
+/// Each (stake, money) pair is a line of its own: play-money and
+/// real-money blocks of one stake open, wait and switch over independently.
 pub trait BlockTx {
-    /// Status and stake of a committed block (not one still being stored).
-    fn block_status_for_update(&mut self, block: u64) -> StoreResult<Option<(BlockStatus, u64)>>;
+    /// Status, stake and money of a committed block (not one still being stored).
+    fn block_status_for_update(
+        &mut self,
+        block: u64,
+    ) -> StoreResult<Option<(BlockStatus, u64, Money)>>;
     fn set_block_status(&mut self, block: u64, status: BlockStatus) -> StoreResult<()>;
-    /// The oldest pending block of a stake.
-    fn oldest_pending_block(&mut self, stake_cents: u64) -> StoreResult<Option<u64>>;
-    /// The open block of a stake, locked for the rest of the transaction.
-    fn open_block_for_update(&mut self, stake_cents: u64) -> StoreResult<Option<OpenBlock>>;
+    /// The oldest pending block of a stake and money.
+    fn oldest_pending_block(&mut self, stake_cents: u64, money: Money)
+        -> StoreResult<Option<u64>>;
+    /// The open block of a stake and money, locked for the rest of the
+    /// transaction.
+    fn open_block_for_update(
+        &mut self,
+        stake_cents: u64,
+        money: Money,
+    ) -> StoreResult<Option<OpenBlock>>;
 }
 
 /// Everything a sale touches.

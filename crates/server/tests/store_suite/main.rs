@@ -42,6 +42,7 @@ macro_rules! all_cases {
                 idempotency_keys_replay_or_conflict,
                 transfers_apply_once_per_reference,
                 a_sold_out_block_rolls_over_to_the_pending_one,
+                play_and_real_money_never_cross,
                 closing_a_block_switches_over,
                 blocks_and_tickets_round_trip,
                 sessions_and_reveals,

@@ -4,11 +4,13 @@
 use crate::{Backend, START_MS};
 use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
 use eldorado_engine::merkle::MerkleTree;
-use eldorado_engine::{evaluate_grids, Block, Grid, Params, Salt, SignedCommitment, Stake, Ticket};
+use eldorado_engine::{
+    evaluate_grids, Block, ClientNonce, Grid, Money, Params, Salt, SignedCommitment, Stake, Ticket,
+};
 use eldorado_server::clock::Clock;
 use eldorado_server::store::{
-    BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, Store, Totals, Transfer,
-    TransferKind, TransferOutcome,
+    BlockSeeding, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, Store, Totals,
+    Transfer, TransferKind, TransferOutcome,
 };
 use std::time::Duration;
 
@@ -20,7 +22,7 @@ const EXTRA_WIN_2: &[&str] = &["PCSDR/DRSCR/SDRMR", "PPSDR/DRSCR/RDSCD"];
 
 /// A tiny committed block: the store stores whatever it is given, so a
 /// handful of tickets exercise every path a real 400,000-ticket block does.
-fn block(id: u64, stake: Stake, grids: &[&[&str]]) -> (Block, SignedCommitment) {
+fn block(id: u64, stake: Stake, money: Money, grids: &[&[&str]]) -> (Block, SignedCommitment) {
     let tickets: Vec<Ticket> = grids
         .iter()
         .enumerate()
@@ -46,15 +48,30 @@ fn block(id: u64, stake: Stake, grids: &[&[&str]]) -> (Block, SignedCommitment) 
         tree,
     };
     let signed = block
-        .commitment(eldorado_engine::Money::Real)
+        .commitment(money)
         .sign(&signing_key_from_secret([9; 32]));
     (block, signed)
 }
 
-fn insert(store: &dyn Store, id: u64, stake: Stake, grids: &[&[&str]]) -> Block {
-    let (block, signed) = block(id, stake, grids);
-    store.insert_block(&block, &signed).unwrap();
+/// Demo players buy from play-money blocks, operator players from real ones.
+const PLAY: Money = Money::Play;
+const REAL: Money = Money::Real;
+
+fn insert(store: &dyn Store, id: u64, stake: Stake, money: Money, grids: &[&[&str]]) -> Block {
+    let (block, signed) = block(id, stake, money, grids);
+    store
+        .insert_block(&block, &signed, BlockSeeding::Os)
+        .unwrap();
     block
+}
+
+/// A nonce told apart by the key it is sent with.
+fn nonce(key: &str) -> ClientNonce {
+    let mut bytes = [0xee; 16];
+    for (byte, k) in bytes.iter_mut().zip(key.bytes()) {
+        *byte = k;
+    }
+    ClientNonce(bytes)
 }
 
 fn request(player: &str, stake: Stake, key: &str) -> SaleRequest {
@@ -62,6 +79,7 @@ fn request(player: &str, stake: Stake, key: &str) -> SaleRequest {
         player_id: player.to_owned(),
         stake,
         idempotency_key: key.to_owned(),
+        client_nonce: nonce(key),
     }
 }
 
@@ -98,10 +116,7 @@ fn assert_conserved(totals: Totals, put_in: u64) {
 
 pub fn sales_take_tickets_in_order_and_move_money(backend: &impl Backend) {
     let store = backend.open();
-    let block = insert(
-        &*store,
-        1,
-        Stake::HALF_EURO,
+    let block = insert(&*store, 1, Stake::HALF_EURO, PLAY,
         &[LOSE, WIN_2, EXTRA_WIN_2, LOSE],
     );
     assert!(store.create_player("ann", PlayerKind::Demo, 500).unwrap());
@@ -125,6 +140,7 @@ pub fn sales_take_tickets_in_order_and_move_money(backend: &impl Backend) {
         assert_eq!(record.block_tickets, 4);
         assert_eq!(record.player_id, "ann");
         assert_eq!(record.sold_at_ms, now);
+        assert_eq!(record.client_nonce, nonce(["a", "b", "c"][i]));
         assert_eq!(record.revealed, 0);
         assert_eq!(record.balance_before_cents, balance_before);
         assert_eq!(
@@ -162,7 +178,7 @@ pub fn sales_take_tickets_in_order_and_move_money(backend: &impl Backend) {
 
 pub fn refusals_write_nothing(backend: &impl Backend) {
     let store = backend.open();
-    insert(&*store, 1, Stake::ONE_EURO, &[WIN_2, LOSE, LOSE]);
+    insert(&*store, 1, Stake::ONE_EURO, REAL, &[WIN_2, LOSE, LOSE]);
     store
         .create_player("poor", PlayerKind::Operator, 99)
         .unwrap();
@@ -217,8 +233,8 @@ pub fn refusals_write_nothing(backend: &impl Backend) {
 
 pub fn idempotency_keys_replay_or_conflict(backend: &impl Backend) {
     let store = backend.open();
-    insert(&*store, 1, Stake::HALF_EURO, &[WIN_2, LOSE, LOSE, LOSE]);
-    insert(&*store, 2, Stake::ONE_EURO, &[LOSE, LOSE]);
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, &[WIN_2, LOSE, LOSE, LOSE]);
+    insert(&*store, 2, Stake::ONE_EURO, PLAY, &[LOSE, LOSE]);
     store.create_player("ann", PlayerKind::Demo, 500).unwrap();
     store.create_player("bob", PlayerKind::Demo, 500).unwrap();
     let outcomes = store
@@ -233,14 +249,19 @@ pub fn idempotency_keys_replay_or_conflict(backend: &impl Backend) {
         .unwrap();
     let first = sold(outcomes[0].clone());
     assert_eq!(outcomes[1], SaleOutcome::Replayed(first.clone()));
-    // A retry in a later batch, even after time has passed, is the same sale.
+    // A retry in a later batch, even after time has passed and with another
+    // nonce, is the same sale: the nonce stored is the first request's.
     backend.clock().advance(Duration::from_secs(3600));
     let again = sell_one(
         &*store,
-        request("ann", Stake::HALF_EURO, "same"),
+        SaleRequest {
+            client_nonce: nonce("another"),
+            ..request("ann", Stake::HALF_EURO, "same")
+        },
         backend.clock().now_ms(),
     );
     assert_eq!(again, SaleOutcome::Replayed(first.clone()));
+    assert_eq!(first.client_nonce, nonce("same"));
     assert_eq!(
         sell_one(&*store, request("ann", Stake::ONE_EURO, "same"), START_MS),
         SaleOutcome::KeyConflict
@@ -337,8 +358,8 @@ pub fn transfers_apply_once_per_reference(backend: &impl Backend) {
 
 pub fn a_sold_out_block_rolls_over_to_the_pending_one(backend: &impl Backend) {
     let store = backend.open();
-    let first = insert(&*store, 1, Stake::HALF_EURO, &[LOSE, WIN_2, LOSE]);
-    let second = insert(&*store, 2, Stake::HALF_EURO, &[WIN_2, LOSE]);
+    let first = insert(&*store, 1, Stake::HALF_EURO, REAL, &[LOSE, WIN_2, LOSE]);
+    let second = insert(&*store, 2, Stake::HALF_EURO, REAL, &[WIN_2, LOSE]);
     assert_eq!(status(&*store, 1), BlockStatus::Open);
     assert_eq!(status(&*store, 2), BlockStatus::Pending);
     store
@@ -374,7 +395,7 @@ pub fn a_sold_out_block_rolls_over_to_the_pending_one(backend: &impl Backend) {
         assert!(block.remaining_by_prize.iter().all(|&(_, left)| left == 0));
     }
     // A new block of a stake with nothing on sale opens at once.
-    insert(&*store, 3, Stake::HALF_EURO, &[LOSE]);
+    insert(&*store, 3, Stake::HALF_EURO, REAL, &[LOSE]);
     assert_eq!(status(&*store, 3), BlockStatus::Open);
     let next = sold(sell_one(
         &*store,
@@ -385,11 +406,77 @@ pub fn a_sold_out_block_rolls_over_to_the_pending_one(backend: &impl Backend) {
     assert_conserved(store.totals().unwrap(), 1_000);
 }
 
+/// Play money and real money are two lines of blocks per stake that never
+/// stand in for each other: not when one runs dry, not when a block opens,
+/// not when one is closed.
+pub fn play_and_real_money_never_cross(backend: &impl Backend) {
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, REAL, &[LOSE]);
+    // The stake has a real-money block open; the play line has none yet.
+    insert(&*store, 2, Stake::HALF_EURO, PLAY, &[WIN_2]);
+    insert(&*store, 3, Stake::HALF_EURO, REAL, &[LOSE, WIN_2]);
+    assert_eq!(status(&*store, 1), BlockStatus::Open);
+    assert_eq!(status(&*store, 2), BlockStatus::Open);
+    assert_eq!(status(&*store, 3), BlockStatus::Pending);
+    store
+        .create_player("op", PlayerKind::Operator, 1_000)
+        .unwrap();
+    store.create_player("demo", PlayerKind::Demo, 1_000).unwrap();
+    let outcomes = store
+        .sell_batch(
+            &[
+                request("demo", Stake::HALF_EURO, "d1"),
+                // The play block sold out: a real-money ticket is on sale
+                // (block 1) and another waits (block 3), yet none is sold.
+                request("demo", Stake::HALF_EURO, "d2"),
+                request("op", Stake::HALF_EURO, "o1"),
+                // The real block sold out: its own pending block opens.
+                request("op", Stake::HALF_EURO, "o2"),
+            ],
+            START_MS,
+        )
+        .unwrap();
+    let d1 = sold(outcomes[0].clone());
+    assert_eq!((d1.block, d1.sold_out_block()), (2, true));
+    assert_eq!(outcomes[1], SaleOutcome::SoldOut);
+    let o1 = sold(outcomes[2].clone());
+    assert_eq!((o1.block, o1.sold_out_block()), (1, true));
+    let o2 = sold(outcomes[3].clone());
+    assert_eq!((o2.block, o2.ticket.position), (3, 0));
+    assert_eq!(status(&*store, 3), BlockStatus::Open);
+    assert_eq!(balance(&*store, "demo"), 1_000 - 50 + 100);
+
+    // A new play block opens at once beside the open real one, and the
+    // play line's next block waits for it, not for the real line.
+    insert(&*store, 4, Stake::HALF_EURO, PLAY, &[LOSE, LOSE]);
+    insert(&*store, 5, Stake::HALF_EURO, PLAY, &[LOSE]);
+    assert_eq!(status(&*store, 4), BlockStatus::Open);
+    assert_eq!(status(&*store, 5), BlockStatus::Pending);
+    let d3 = sold(sell_one(
+        &*store,
+        request("demo", Stake::HALF_EURO, "d3"),
+        START_MS,
+    ));
+    assert_eq!(d3.block, 4);
+    // Closing the open real block opens no play block in its place.
+    store.close_block(3).unwrap();
+    assert_eq!(status(&*store, 5), BlockStatus::Pending);
+    assert_eq!(
+        sell_one(&*store, request("op", Stake::HALF_EURO, "o3"), START_MS),
+        SaleOutcome::SoldOut
+    );
+    for (id, money) in [(1, REAL), (2, PLAY), (3, REAL), (4, PLAY), (5, PLAY)] {
+        assert_eq!(store.block(id).unwrap().unwrap().money(), money, "{id}");
+    }
+    assert!(store.has_players(PlayerKind::Operator).unwrap());
+    assert_conserved(store.totals().unwrap(), 2_000);
+}
+
 pub fn closing_a_block_switches_over(backend: &impl Backend) {
     let store = backend.open();
-    insert(&*store, 1, Stake::TWO_EUROS, &[LOSE, LOSE]);
-    insert(&*store, 2, Stake::TWO_EUROS, &[LOSE, LOSE]);
-    insert(&*store, 3, Stake::TWO_EUROS, &[LOSE, LOSE]);
+    insert(&*store, 1, Stake::TWO_EUROS, PLAY, &[LOSE, LOSE]);
+    insert(&*store, 2, Stake::TWO_EUROS, PLAY, &[LOSE, LOSE]);
+    insert(&*store, 3, Stake::TWO_EUROS, PLAY, &[LOSE, LOSE]);
     assert!(store.close_block(99).unwrap().is_none());
     // Closing a pending block leaves the open one on sale.
     let closed = store.close_block(2).unwrap().unwrap();
@@ -425,9 +512,12 @@ pub fn blocks_and_tickets_round_trip(backend: &impl Backend) {
     let store = backend.open();
     assert_eq!(store.next_block_id().unwrap(), 1);
     assert!(store.blocks().unwrap().is_empty());
-    let (block, signed) = block(7, Stake::ONE_EURO, &[EXTRA_WIN_2, LOSE, WIN_2]);
+    assert!(!store.has_players(PlayerKind::Operator).unwrap());
+    let (block, signed) = block(7, Stake::ONE_EURO, REAL, &[EXTRA_WIN_2, LOSE, WIN_2]);
     assert_eq!(
-        store.insert_block(&block, &signed).unwrap(),
+        store
+            .insert_block(&block, &signed, BlockSeeding::Os)
+            .unwrap(),
         BlockStatus::Open
     );
     assert_eq!(store.next_block_id().unwrap(), 8);
@@ -438,6 +528,8 @@ pub fn blocks_and_tickets_round_trip(backend: &impl Backend) {
     assert_eq!(stored.id(), 7);
     assert_eq!(stored.stake_cents(), 100);
     assert_eq!(stored.remaining_by_prize, vec![(200, 2)]);
+    assert_eq!(stored.money(), Money::Real);
+    assert_eq!(stored.seeding, BlockSeeding::Os);
     assert!(store.block(8).unwrap().is_none());
     let ids: Vec<u64> = store.blocks().unwrap().iter().map(|b| b.id()).collect();
     assert_eq!(ids, vec![7]);
@@ -460,6 +552,15 @@ pub fn blocks_and_tickets_round_trip(backend: &impl Backend) {
         })
         .unwrap();
     assert_eq!(first_only, 1);
+    // How a block was seeded is kept with it.
+    let (seeded, signed) = crate::suite::block(8, Stake::ONE_EURO, PLAY, &[LOSE]);
+    store
+        .insert_block(&seeded, &signed, BlockSeeding::Demo)
+        .unwrap();
+    let stored = store.block(8).unwrap().unwrap();
+    assert_eq!(stored.seeding, BlockSeeding::Demo);
+    assert_eq!(stored.money(), Money::Play);
+    assert_eq!(stored.status, BlockStatus::Open);
 }
 
 pub fn sessions_and_reveals(backend: &impl Backend) {
@@ -474,7 +575,7 @@ pub fn sessions_and_reveals(backend: &impl Backend) {
     assert_eq!(session.player_id, "ann");
     assert_eq!(session.expires_at_ms, START_MS + 60_000);
 
-    insert(&*store, 1, Stake::HALF_EURO, &[EXTRA_WIN_2, LOSE]);
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, &[EXTRA_WIN_2, LOSE]);
     let extra = sold(sell_one(
         &*store,
         request("ann", Stake::HALF_EURO, "a"),
@@ -517,8 +618,8 @@ pub fn sessions_and_reveals(backend: &impl Backend) {
 
 pub fn everything_survives_a_reopen(backend: &impl Backend) {
     let store = backend.open();
-    insert(&*store, 1, Stake::HALF_EURO, &[LOSE, WIN_2, LOSE]);
-    insert(&*store, 2, Stake::HALF_EURO, &[LOSE]);
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, &[LOSE, WIN_2, LOSE]);
+    insert(&*store, 2, Stake::HALF_EURO, PLAY, &[LOSE]);
     store.create_player("ann", PlayerKind::Demo, 500).unwrap();
     store
         .create_session(&[1; 32], "ann", START_MS, START_MS + 1)

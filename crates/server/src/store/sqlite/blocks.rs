@@ -2,12 +2,15 @@
 //! stalling sales, reading it back, and the block primitives of `store::tx`.
 
 use super::rows::{
-    block_record, block_status, grids_text, hash_of, parse_ticket, to_i64, to_u32, to_u64,
+    block_record, block_status, grids_text, hash_of, money_of, parse_ticket, to_i64, to_u32,
+    to_u64,
 };
 use super::{SqlTx, SqliteStore};
 use crate::store::tx::{BlockTx, OpenBlock};
-use crate::store::{corrupt, switch_over, BlockRecord, BlockStatus, StoreError, StoreResult};
-use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
+use crate::store::{
+    corrupt, switch_over, BlockRecord, BlockSeeding, BlockStatus, StoreError, StoreResult,
+};
+use eldorado_engine::{Block, Hash, Money, SignedCommitment, Ticket};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::collections::HashMap;
 
@@ -62,7 +65,9 @@ pub(super) fn insert(
     store: &SqliteStore,
     block: &Block,
     signed: &SignedCommitment,
+    seeding: BlockSeeding,
 ) -> StoreResult<BlockStatus> {
+    let money = signed.commitment.money;
     let id = to_i64(block.id)?;
     let stake = to_i64(block.stake.cents())?;
     let commitment = serde_json::to_string(signed)
@@ -72,9 +77,18 @@ pub(super) fn insert(
     let now = to_i64(store.clock.now_ms())?;
     store.in_transaction(|tx| {
         tx.0.execute(
-            "INSERT INTO blocks (id, stake_cents, tickets, status, commitment, params, created_at_ms) \
-             VALUES (?1, ?2, ?3, 'generating', ?4, ?5, ?6)",
-            params![id, stake, block.tickets.len() as i64, commitment, params, now],
+            "INSERT INTO blocks (id, stake_cents, tickets, status, commitment, params, created_at_ms, \
+             money, seeding) VALUES (?1, ?2, ?3, 'generating', ?4, ?5, ?6, ?7, ?8)",
+            params![
+                id,
+                stake,
+                block.tickets.len() as i64,
+                commitment,
+                params,
+                now,
+                money.as_str(),
+                seeding.as_str()
+            ],
         )?;
         Ok(())
     })?;
@@ -113,7 +127,7 @@ pub(super) fn insert(
                 params![id, to_i64(*prize)?, count],
             )?;
         }
-        switch_over::admit_new_block(tx, block.id, block.stake.cents())
+        switch_over::admit_new_block(tx, block.id, block.stake.cents(), money)
     })
 }
 
@@ -163,18 +177,31 @@ pub(super) fn for_each_ticket(
 }
 
 impl BlockTx for SqlTx<'_> {
-    fn block_status_for_update(&mut self, block: u64) -> StoreResult<Option<(BlockStatus, u64)>> {
+    fn block_status_for_update(
+        &mut self,
+        block: u64,
+    ) -> StoreResult<Option<(BlockStatus, u64, Money)>> {
         let row = self
             .0
             .prepare_cached(
-                "SELECT status, stake_cents FROM blocks WHERE id = ?1 AND status <> 'generating'",
+                "SELECT status, stake_cents, money FROM blocks WHERE id = ?1 AND status <> 'generating'",
             )?
             .query_row([to_i64(block)?], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
             })
             .optional()?;
-        row.map(|(status, stake)| Ok((block_status(&status)?, to_u64(stake, "stake")?)))
-            .transpose()
+        row.map(|(status, stake, money)| {
+            Ok((
+                block_status(&status)?,
+                to_u64(stake, "stake")?,
+                money_of(&money)?,
+            ))
+        })
+        .transpose()
     }
 
     fn set_block_status(&mut self, block: u64, status: BlockStatus) -> StoreResult<()> {
@@ -184,24 +211,36 @@ impl BlockTx for SqlTx<'_> {
         Ok(())
     }
 
-    fn oldest_pending_block(&mut self, stake_cents: u64) -> StoreResult<Option<u64>> {
+    fn oldest_pending_block(
+        &mut self,
+        stake_cents: u64,
+        money: Money,
+    ) -> StoreResult<Option<u64>> {
         let id = self
             .0
             .prepare_cached(
-                "SELECT id FROM blocks WHERE stake_cents = ?1 AND status = 'pending' ORDER BY id LIMIT 1",
+                "SELECT id FROM blocks WHERE stake_cents = ?1 AND money = ?2 AND status = 'pending' \
+                 ORDER BY id LIMIT 1",
             )?
-            .query_row([to_i64(stake_cents)?], |r| r.get::<_, i64>(0))
+            .query_row(params![to_i64(stake_cents)?, money.as_str()], |r| {
+                r.get::<_, i64>(0)
+            })
             .optional()?;
         id.map(|id| to_u64(id, "block id")).transpose()
     }
 
-    fn open_block_for_update(&mut self, stake_cents: u64) -> StoreResult<Option<OpenBlock>> {
+    fn open_block_for_update(
+        &mut self,
+        stake_cents: u64,
+        money: Money,
+    ) -> StoreResult<Option<OpenBlock>> {
         let row = self
             .0
             .prepare_cached(
-                "SELECT id, tickets, sold FROM blocks WHERE stake_cents = ?1 AND status = 'open' ORDER BY id LIMIT 1",
+                "SELECT id, tickets, sold FROM blocks WHERE stake_cents = ?1 AND money = ?2 \
+                 AND status = 'open' ORDER BY id LIMIT 1",
             )?
-            .query_row([to_i64(stake_cents)?], |r| {
+            .query_row(params![to_i64(stake_cents)?, money.as_str()], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
             })
             .optional()?;

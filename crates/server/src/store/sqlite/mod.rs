@@ -16,7 +16,7 @@ mod schema;
 mod wallet;
 
 use super::{
-    BlockRecord, BlockStatus, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord, SaleRequest,
+    BlockRecord, BlockSeeding, BlockStatus, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord, SaleRequest,
     SessionRecord, Store, StoreError, StoreResult, Totals, Transfer, TransferOutcome,
 };
 use crate::clock::Clock;
@@ -135,8 +135,13 @@ impl Store for SqliteStore {
         blocks::next_id(&self.write())
     }
 
-    fn insert_block(&self, block: &Block, signed: &SignedCommitment) -> StoreResult<BlockStatus> {
-        blocks::insert(self, block, signed)
+    fn insert_block(
+        &self,
+        block: &Block,
+        signed: &SignedCommitment,
+        seeding: BlockSeeding,
+    ) -> StoreResult<BlockStatus> {
+        blocks::insert(self, block, signed, seeding)
     }
 
     fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>> {
@@ -162,6 +167,10 @@ impl Store for SqliteStore {
 
     fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
         wallet::player(&self.read(), id)
+    }
+
+    fn has_players(&self, kind: PlayerKind) -> StoreResult<bool> {
+        wallet::has_players(&self.read(), kind)
     }
 
     fn transfer(&self, transfer: &Transfer, now_ms: u64) -> StoreResult<TransferOutcome> {

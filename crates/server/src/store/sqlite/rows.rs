@@ -2,8 +2,8 @@
 //! so every conversion is checked: a value that does not fit is corruption,
 //! never a silent wrap.
 
-use crate::store::{corrupt, BlockRecord, BlockStatus, SaleRecord, StoreResult};
-use eldorado_engine::{Grid, Hash, Salt, Ticket};
+use crate::store::{corrupt, BlockRecord, BlockSeeding, BlockStatus, SaleRecord, StoreResult};
+use eldorado_engine::{ClientNonce, Grid, Hash, Money, Salt, SignedCommitment, Ticket};
 use rusqlite::{Connection, OptionalExtension};
 
 pub(super) fn to_u64(value: i64, what: &str) -> StoreResult<u64> {
@@ -66,10 +66,19 @@ pub(super) fn block_status(text: &str) -> StoreResult<BlockStatus> {
     BlockStatus::parse(text).ok_or_else(|| corrupt(format!("block status {text:?}")))
 }
 
+pub(super) fn money_of(text: &str) -> StoreResult<Money> {
+    match text {
+        "real" => Ok(Money::Real),
+        "play" => Ok(Money::Play),
+        _ => Err(corrupt(format!("block money {text:?}"))),
+    }
+}
+
 pub(super) fn block_record(conn: &Connection, id: u64) -> StoreResult<Option<BlockRecord>> {
     let row = conn
         .prepare_cached(
-            "SELECT status, sold, commitment, params FROM blocks WHERE id = ?1 AND status <> 'generating'",
+            "SELECT status, sold, commitment, params, money, seeding FROM blocks \
+             WHERE id = ?1 AND status <> 'generating'",
         )?
         .query_row([to_i64(id)?], |r| {
             Ok((
@@ -77,12 +86,24 @@ pub(super) fn block_record(conn: &Connection, id: u64) -> StoreResult<Option<Blo
                 r.get::<_, i64>(1)?,
                 r.get::<_, String>(2)?,
                 r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
             ))
         })
         .optional()?;
-    let Some((status, sold, commitment, params)) = row else {
+    let Some((status, sold, commitment, params, money, seeding)) = row else {
         return Ok(None);
     };
+    let signed: SignedCommitment = serde_json::from_str(&commitment)
+        .map_err(|e| corrupt(format!("stored commitment: {e}")))?;
+    // Sales pick blocks by the column, buyers check the signed kind: they
+    // must agree, or a play-money sale could come from a real-money block.
+    if money_of(&money)? != signed.commitment.money {
+        return Err(corrupt(format!(
+            "block {id} is stored as {money} money but committed as {}",
+            signed.commitment.money.as_str()
+        )));
+    }
     let remaining_by_prize = conn
         .prepare_cached(
             "SELECT prize_cents, remaining FROM block_prizes WHERE block = ?1 ORDER BY prize_cents DESC",
@@ -94,18 +115,20 @@ pub(super) fn block_record(conn: &Connection, id: u64) -> StoreResult<Option<Blo
         })
         .collect::<StoreResult<Vec<_>>>()?;
     Ok(Some(BlockRecord {
-        signed: serde_json::from_str(&commitment)
-            .map_err(|e| corrupt(format!("stored commitment: {e}")))?,
+        signed,
         params: serde_json::from_str(&params)
             .map_err(|e| corrupt(format!("stored params: {e}")))?,
         status: block_status(&status)?,
+        seeding: BlockSeeding::parse(&seeding)
+            .ok_or_else(|| corrupt(format!("block seeding {seeding:?}")))?,
         sold: to_u32(sold, "sold count")?,
         remaining_by_prize,
     }))
 }
 
 const SALE_COLUMNS: &str = "s.sale_id, s.player_id, s.block, b.tickets, s.position, s.stake_cents, \
-     t.grids, t.prize, t.extras, t.salt, s.sold_at_ms, s.balance_before, s.balance_after, s.revealed";
+     t.grids, t.prize, t.extras, t.salt, s.sold_at_ms, s.balance_before, s.balance_after, s.revealed, \
+     s.client_nonce";
 
 /// A sale joined with its block and ticket; the outer error is SQLite's,
 /// the inner one a value that does not fit.
@@ -119,6 +142,7 @@ fn sale_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoreResult<SaleReco
     let (sold_at, before, after, revealed): (i64, i64, i64, i64) =
         (r.get(10)?, r.get(11)?, r.get(12)?, r.get(13)?);
     let player_id: String = r.get(1)?;
+    let nonce: Vec<u8> = r.get(14)?;
     Ok((|| {
         Ok(SaleRecord {
             sale_id: to_u64(sale_id, "sale id")?,
@@ -134,6 +158,11 @@ fn sale_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoreResult<SaleReco
                 &salt,
             )?,
             sold_at_ms: to_u64(sold_at, "time")?,
+            client_nonce: ClientNonce(
+                nonce
+                    .try_into()
+                    .map_err(|_| corrupt("stored client nonce of wrong length"))?,
+            ),
             balance_before_cents: to_u64(before, "balance")?,
             balance_after_cents: to_u64(after, "balance")?,
             revealed: u8::try_from(revealed).map_err(|_| corrupt("revealed"))?,

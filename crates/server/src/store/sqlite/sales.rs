@@ -134,7 +134,8 @@ impl SaleTx for SqlTx<'_> {
         self.0
             .prepare_cached(
                 "INSERT INTO sales (player_id, idempotency_key, stake_cents, block, position, prize_cents, \
-                 grid_count, sold_at_ms, balance_before, balance_after) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+                 grid_count, sold_at_ms, balance_before, balance_after, client_nonce) \
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
             )?
             .execute(params![
                 sale.player_id,
@@ -147,6 +148,7 @@ impl SaleTx for SqlTx<'_> {
                 to_i64(sale.sold_at_ms)?,
                 to_i64(sale.balance_before_cents)?,
                 to_i64(sale.balance_after_cents)?,
+                &sale.client_nonce.0[..],
             ])?;
         to_u64(self.0.last_insert_rowid(), "sale id")
     }

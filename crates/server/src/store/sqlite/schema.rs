@@ -6,7 +6,10 @@ use crate::store::{corrupt, StoreResult};
 use rusqlite::Connection;
 
 /// Applied in order; never reorder or edit one that has shipped.
-const MIGRATIONS: &[&str] = &[include_str!("../../../migrations/sqlite/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../../migrations/sqlite/0001_init.sql"),
+    include_str!("../../../migrations/sqlite/0002_money_seeding_nonce.sql"),
+];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
     let applied: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;

@@ -46,6 +46,12 @@ pub(super) fn player(conn: &Connection, id: &str) -> StoreResult<Option<PlayerRe
     )
 }
 
+pub(super) fn has_players(conn: &Connection, kind: PlayerKind) -> StoreResult<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM players WHERE kind = ?1)")?
+        .query_row([kind.as_str()], |r| r.get::<_, bool>(0))?)
+}
+
 pub(super) fn create_session(
     conn: &Connection,
     token_hash: &[u8; 32],
