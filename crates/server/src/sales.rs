@@ -59,9 +59,11 @@ fn writer(
     max_batch: usize,
 ) {
     let mut batch = Vec::with_capacity(max_batch);
-    // The block each stake last sold from: a change means a switch-over
-    // (also one made outside the desk), so the supply must be topped up.
-    let mut selling_from = std::collections::HashMap::new();
+    // Blocks this desk has sold from: a new one means a switch-over (also
+    // one made outside the desk), so the supply must be topped up. A set,
+    // not the last block per stake: play and real money sell side by side
+    // from two blocks of one stake.
+    let mut sold_from = std::collections::HashSet::new();
     while let Some(job) = jobs.blocking_recv() {
         batch.push(job);
         while batch.len() < max_batch {
@@ -81,8 +83,8 @@ fn writer(
             Ok(Ok(outcomes)) => {
                 for (job, outcome) in batch.drain(..).zip(outcomes) {
                     if let SaleOutcome::Sold(r) = &outcome {
-                        let previous = selling_from.insert(r.ticket.stake_cents, r.block);
-                        sold_out |= r.sold_out_block() || previous.is_some_and(|b| b != r.block);
+                        let new_block = sold_from.insert(r.block);
+                        sold_out |= r.sold_out_block() || new_block;
                     }
                     sold_out |= outcome == SaleOutcome::SoldOut;
                     let _ = job.reply.send(Ok(outcome));

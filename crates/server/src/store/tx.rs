@@ -78,8 +78,7 @@ pub trait BlockTx {
     ) -> StoreResult<Option<(BlockStatus, u64, Money)>>;
     fn set_block_status(&mut self, block: u64, status: BlockStatus) -> StoreResult<()>;
     /// The oldest pending block of a stake and money.
-    fn oldest_pending_block(&mut self, stake_cents: u64, money: Money)
-        -> StoreResult<Option<u64>>;
+    fn oldest_pending_block(&mut self, stake_cents: u64, money: Money) -> StoreResult<Option<u64>>;
     /// The open block of a stake and money, locked for the rest of the
     /// transaction.
     fn open_block_for_update(

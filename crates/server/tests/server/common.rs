@@ -15,22 +15,32 @@ use tower::ServiceExt;
 pub const DEMO_SEED: u64 = 20_060_101;
 
 /// A fresh data directory under the target's temporary directory, emptied
-/// first so that runs do not pile up databases.
+/// first so that runs do not pile up databases. Its name carries the
+/// checkout's path, since several checkouts may share one target directory
+/// and test at the same time.
 pub fn data_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("server-{name}"));
+    let checkout = env!("CARGO_MANIFEST_DIR")
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)));
+    let dir =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("server-{checkout:08x}-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
+/// A demo server with a fixed seed: play-money blocks only, reproducible.
 pub fn config(dir: &std::path::Path) -> Config {
     let mut config = Config::new(dir);
+    config.demo = true;
     config.demo_seed = Some(DEMO_SEED);
     config.web_dir = dir.join("web");
     config
 }
 
-/// The server shared by the tests of this binary.
+/// The server shared by the tests of this binary: demo mode without a
+/// seed, so it sells both play money (demo players) and real money
+/// (operator players), each from blocks of its own.
 pub fn shared() -> &'static AppState {
     static SHARED: OnceLock<AppState> = OnceLock::new();
     SHARED.get_or_init(|| {
@@ -42,7 +52,9 @@ pub fn shared() -> &'static AppState {
         )
         .unwrap();
         std::fs::write(dir.join("web/www/pkg/game_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
-        AppState::start_blocking(config(&dir)).expect("the shared server starts")
+        let mut config = config(&dir);
+        config.demo_seed = None;
+        AppState::start_blocking(config).expect("the shared server starts")
     })
 }
 
@@ -119,6 +131,55 @@ pub async fn play(router: &Router, token: &str, stake: u64, key: &str) -> Reply 
         )),
     )
     .await
+}
+
+/// A purchase carrying `client_nonce` as given (any JSON value).
+pub async fn play_with_nonce(
+    router: &Router,
+    token: &str,
+    stake: u64,
+    key: &str,
+    client_nonce: Value,
+) -> Reply {
+    let body = serde_json::json!({
+        "stake_cents": stake,
+        "idempotency_key": key,
+        "client_nonce": client_nonce,
+    });
+    call(
+        router,
+        Method::POST,
+        "/api/sales",
+        Some(token),
+        Some(&body.to_string()),
+    )
+    .await
+}
+
+/// A new operator player `id` holding `cents`; its session token.
+pub async fn operator_player(router: &Router, state: &AppState, id: &str, cents: u64) -> String {
+    let key = operator_key(state);
+    let created = call(
+        router,
+        Method::POST,
+        "/api/operator/sessions",
+        Some(&key),
+        Some(&format!(r#"{{"player_id":"{id}"}}"#)),
+    )
+    .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let credit = call(
+        router,
+        Method::POST,
+        &format!("/api/operator/players/{id}/credit"),
+        Some(&key),
+        Some(&format!(
+            r#"{{"amount_cents":{cents},"reference":"{id}-start"}}"#
+        )),
+    )
+    .await;
+    assert_eq!(credit.body["balance_cents"], cents, "{}", credit.body);
+    created.body["token"].as_str().unwrap().to_owned()
 }
 
 /// Checks a sale response with the engine exactly as the browser does.

@@ -4,7 +4,7 @@
 use crate::common::*;
 use axum::http::{Method, StatusCode};
 use eldorado_engine::export::{Audit, ExportHeader, ExportRow};
-use eldorado_engine::Stake;
+use eldorado_engine::{ClientNonce, Stake};
 use eldorado_server::store::{PlayerKind, SaleOutcome, SaleRequest};
 use eldorado_server::{app, AppState};
 use serde_json::Value;
@@ -72,9 +72,10 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     let pending = block_of(&router, "pending", 50).await;
     assert_eq!(pending.len(), 1);
     let whale = "ext-whale";
+    // A demo player: play money buys from the play-money block on sale.
     state
         .store
-        .create_player(whale, PlayerKind::Operator, 50 * 400_000)
+        .create_player(whale, PlayerKind::Demo, 50 * 400_000)
         .unwrap();
     let store = state.store.clone();
     let remaining = 400_000 - sold_before - 1;
@@ -86,6 +87,7 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
                     player_id: whale.to_owned(),
                     stake: Stake::HALF_EURO,
                     idempotency_key: format!("whale-{n:08}"),
+                    client_nonce: ClientNonce([0; 16]),
                 })
                 .collect();
             for outcome in store.sell_batch(&batch, 1).unwrap() {
@@ -163,4 +165,60 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     assert_eq!(closed.body["status"], "closed");
     let sale = play(&router, &token, 100, "after-close-1").await.body;
     assert_eq!(sale["sale"]["block"], pending100);
+
+    // A seeded server sells play money only: no block of it is real money,
+    // and the operator can bring in no player of its own.
+    let blocks = call(&router, Method::GET, "/api/blocks", None, None).await;
+    for block in blocks.body["blocks"].as_array().unwrap() {
+        assert_eq!(block["commitment"]["money"], "play", "{block}");
+    }
+    for (path, body) in [
+        ("/api/operator/sessions", r#"{"player_id":"ext-1"}"#),
+        (
+            "/api/operator/players/ext-1/credit",
+            r#"{"amount_cents":100,"reference":"r-1"}"#,
+        ),
+    ] {
+        let refused = call(&router, Method::POST, path, Some(&key), Some(body)).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{path}");
+        assert!(
+            refused.body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("--demo-seed"),
+            "{}",
+            refused.body
+        );
+    }
+    assert!(!state.store.has_players(PlayerKind::Operator).unwrap());
+
+    // Its seeded blocks do not outlive the seed: the same data directory
+    // started without it is refused, and nothing is generated. (First the
+    // block that replaces the closed one is stored, so that no generation
+    // is still under way when the directory is opened again.)
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while block_of(&router, "pending", 100).await.is_empty() {
+        assert!(Instant::now() < deadline, "no new pending 100-cent block");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let blocks_before = state.store.blocks().unwrap().len();
+    drop(router);
+    drop(state);
+    let refused = tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        move || {
+            let mut unseeded = config(&dir);
+            unseeded.demo_seed = None;
+            AppState::start_blocking(unseeded).map(|_| ())
+        }
+    })
+    .await
+    .unwrap()
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("fresh data directory"), "{refused}");
+    let state = tokio::task::spawn_blocking(move || start(&dir))
+        .await
+        .unwrap();
+    assert_eq!(state.store.blocks().unwrap().len(), blocks_before);
 }

@@ -116,7 +116,11 @@ fn assert_conserved(totals: Totals, put_in: u64) {
 
 pub fn sales_take_tickets_in_order_and_move_money(backend: &impl Backend) {
     let store = backend.open();
-    let block = insert(&*store, 1, Stake::HALF_EURO, PLAY,
+    let block = insert(
+        &*store,
+        1,
+        Stake::HALF_EURO,
+        PLAY,
         &[LOSE, WIN_2, EXTRA_WIN_2, LOSE],
     );
     assert!(store.create_player("ann", PlayerKind::Demo, 500).unwrap());
@@ -233,7 +237,13 @@ pub fn refusals_write_nothing(backend: &impl Backend) {
 
 pub fn idempotency_keys_replay_or_conflict(backend: &impl Backend) {
     let store = backend.open();
-    insert(&*store, 1, Stake::HALF_EURO, PLAY, &[WIN_2, LOSE, LOSE, LOSE]);
+    insert(
+        &*store,
+        1,
+        Stake::HALF_EURO,
+        PLAY,
+        &[WIN_2, LOSE, LOSE, LOSE],
+    );
     insert(&*store, 2, Stake::ONE_EURO, PLAY, &[LOSE, LOSE]);
     store.create_player("ann", PlayerKind::Demo, 500).unwrap();
     store.create_player("bob", PlayerKind::Demo, 500).unwrap();
@@ -421,7 +431,9 @@ pub fn play_and_real_money_never_cross(backend: &impl Backend) {
     store
         .create_player("op", PlayerKind::Operator, 1_000)
         .unwrap();
-    store.create_player("demo", PlayerKind::Demo, 1_000).unwrap();
+    store
+        .create_player("demo", PlayerKind::Demo, 1_000)
+        .unwrap();
     let outcomes = store
         .sell_batch(
             &[

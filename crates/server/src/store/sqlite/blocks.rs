@@ -2,8 +2,7 @@
 //! stalling sales, reading it back, and the block primitives of `store::tx`.
 
 use super::rows::{
-    block_record, block_status, grids_text, hash_of, money_of, parse_ticket, to_i64, to_u32,
-    to_u64,
+    block_record, block_status, grids_text, hash_of, money_of, parse_ticket, to_i64, to_u32, to_u64,
 };
 use super::{SqlTx, SqliteStore};
 use crate::store::tx::{BlockTx, OpenBlock};
@@ -211,11 +210,7 @@ impl BlockTx for SqlTx<'_> {
         Ok(())
     }
 
-    fn oldest_pending_block(
-        &mut self,
-        stake_cents: u64,
-        money: Money,
-    ) -> StoreResult<Option<u64>> {
+    fn oldest_pending_block(&mut self, stake_cents: u64, money: Money) -> StoreResult<Option<u64>> {
         let id = self
             .0
             .prepare_cached(
@@ -241,7 +236,11 @@ impl BlockTx for SqlTx<'_> {
                  AND status = 'open' ORDER BY id LIMIT 1",
             )?
             .query_row(params![to_i64(stake_cents)?, money.as_str()], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                ))
             })
             .optional()?;
         row.map(|(id, tickets, sold)| {

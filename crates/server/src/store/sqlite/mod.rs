@@ -16,8 +16,8 @@ mod schema;
 mod wallet;
 
 use super::{
-    BlockRecord, BlockSeeding, BlockStatus, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord, SaleRequest,
-    SessionRecord, Store, StoreError, StoreResult, Totals, Transfer, TransferOutcome,
+    BlockRecord, BlockSeeding, BlockStatus, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord,
+    SaleRequest, SessionRecord, Store, StoreError, StoreResult, Totals, Transfer, TransferOutcome,
 };
 use crate::clock::Clock;
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
