@@ -29,3 +29,70 @@ pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::MIGRATIONS;
+    use crate::clock::ManualClock;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::{BlockSeeding, Store};
+    use eldorado_engine::commit::signing_key_from_secret;
+    use eldorado_engine::{ClientNonce, Commitment, Hash, Money};
+    use rusqlite::{params, Connection};
+    use std::sync::Arc;
+
+    /// A data directory of the first schema, with a block and a sale in it,
+    /// opens under the current one: its block is real money seeded from
+    /// the OS, and its sale keeps the zero nonce it was signed with.
+    #[test]
+    fn a_database_of_the_first_schema_opens_and_keeps_its_meaning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite3");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        let signed = Commitment::new(1, 50, 1, Money::Real, Hash([7; 32]))
+            .sign(&signing_key_from_secret([1; 32]));
+        conn.execute(
+            "INSERT INTO blocks (id, stake_cents, tickets, status, sold, commitment, params, created_at_ms) \
+             VALUES (1, 50, 1, 'sold_out', 1, ?1, ?2, 0)",
+            params![
+                serde_json::to_string(&signed).unwrap(),
+                serde_json::to_string(&eldorado_engine::Params::default()).unwrap()
+            ],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO tickets (block, position, grids, prize, extras, salt, leaf) \
+             VALUES (1, 0, 'CSDRS/DRSCR/SDRMR', 0, 0, ?1, ?2)",
+            params![&[0u8; 16][..], &[0u8; 32][..]],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO players (id, kind, balance_cents, created_at_ms) VALUES ('p', 'demo', 50, 0)",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO sales (player_id, idempotency_key, stake_cents, block, position, prize_cents, \
+             grid_count, sold_at_ms, balance_before, balance_after) \
+             VALUES ('p', 'key-0001', 50, 1, 0, 0, 1, 5, 100, 50)",
+            [],
+        )
+        .unwrap();
+        drop(conn);
+
+        let store = SqliteStore::open(&path, Arc::new(ManualClock::new(0))).unwrap();
+        let block = store.block(1).unwrap().unwrap();
+        assert_eq!(block.money(), Money::Real);
+        assert_eq!(block.seeding, BlockSeeding::Os);
+        let sale = store.sale("p", 1).unwrap().unwrap();
+        assert_eq!(sale.client_nonce, ClientNonce([0; 16]));
+        assert_eq!(sale.balance_after_cents, 50);
+        let version: i64 = Connection::open(&path)
+            .unwrap()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+}

@@ -1,0 +1,95 @@
+//! `eldorado serve` refusing to start, as an operator sees it: a message
+//! on stderr and a non-zero exit, before it listens or generates anything.
+
+use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
+use eldorado_engine::merkle::MerkleTree;
+use eldorado_engine::{Block, Money, Params, Salt, Stake, Ticket};
+use eldorado_server::clock::SystemClock;
+use eldorado_server::state::DATABASE_FILE;
+use eldorado_server::store::sqlite::SqliteStore;
+use eldorado_server::store::{BlockSeeding, PlayerKind, Store};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+fn serve(data: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+        .arg(data)
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn refused(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success(), "it started: {stderr}");
+    stderr
+}
+
+#[test]
+fn a_demo_seed_on_a_data_directory_with_operator_players_is_refused() {
+    let data = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&data.path().join(DATABASE_FILE), Arc::new(SystemClock)).unwrap();
+    store
+        .create_player("ext-1", PlayerKind::Operator, 100)
+        .unwrap();
+    drop(store);
+    let stderr = refused(&serve(data.path(), &["--demo", "--demo-seed", "5"]));
+    assert!(
+        stderr.contains("eldorado: --demo-seed 5 is refused")
+            && stderr.contains("operator players")
+            && stderr.contains("fresh data directory"),
+        "{stderr}"
+    );
+    let store = SqliteStore::open(&data.path().join(DATABASE_FILE), Arc::new(SystemClock)).unwrap();
+    assert!(store.blocks().unwrap().is_empty(), "no block generated");
+}
+
+#[test]
+fn seeded_blocks_on_hand_are_refused_without_the_seed() {
+    let data = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&data.path().join(DATABASE_FILE), Arc::new(SystemClock)).unwrap();
+    // A one-ticket play-money block, stored as a --demo-seed server would.
+    let ticket = Ticket {
+        position: 0,
+        stake_cents: 50,
+        grids: vec!["CSDRS/DRSCR/SDRMR".parse().unwrap()],
+        prize_cents: 0,
+        extras: 0,
+        salt: Salt([2; 16]),
+    };
+    let block = Block {
+        id: 4,
+        stake: Stake::HALF_EURO,
+        params: Params::default(),
+        tree: MerkleTree::build(vec![leaf_hash(4, &ticket)]),
+        tickets: vec![ticket],
+    };
+    let signed = block
+        .commitment(Money::Play)
+        .sign(&signing_key_from_secret([4; 32]));
+    store
+        .insert_block(&block, &signed, BlockSeeding::Demo)
+        .unwrap();
+    drop(store);
+    for flags in [&[][..], &["--demo"][..]] {
+        let stderr = refused(&serve(data.path(), flags));
+        assert!(
+            stderr.contains("drawn from a fixed --demo-seed (blocks 4)")
+                && stderr.contains("fresh data directory"),
+            "{flags:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn demo_mode_is_asked_for_by_name() {
+    let data = tempfile::tempdir().unwrap();
+    let stderr = refused(&serve(data.path(), &["--demo-seed", "5"]));
+    assert!(stderr.contains("unless --demo is given"), "{stderr}");
+    // The old switch is gone: real money only is the default.
+    let stderr = refused(&serve(data.path(), &["--no-demo"]));
+    assert!(stderr.contains("--no-demo"), "{stderr}");
+}
