@@ -1,9 +1,9 @@
 //! What the browser checks before it shows a sold ticket (SPEC §7).
 
 use crate::commit::{SignedCommitment, SignedSale};
+use crate::fixed_bytes::PublicKeyBytes;
 use crate::merkle::verify_proof;
 use crate::prize_table::prize_table_digest;
-use crate::salt::PublicKeyBytes;
 use crate::ticket::{validate_ticket, Evaluation};
 
 /// One check of the verification, in the order they run.
