@@ -1,5 +1,8 @@
 //! Running the `cargo` that runs these tests.
 
+// Each test file uses part of these helpers.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
