@@ -160,7 +160,11 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
         None,
     )
     .await;
-    assert_eq!(closed.body["status"], "closed", "{} {}", closed.status, closed.body);
+    assert_eq!(
+        closed.body["status"], "closed",
+        "{} {}",
+        closed.status, closed.body
+    );
     let sale = play(&router, &token, 100, "after-close-1").await.body;
     assert_eq!(sale["sale"]["block"], pending100);
 }
