@@ -76,11 +76,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
     for (check, result) in &report.checks {
         match result {
             Ok(()) => println!("ok      {:<22} {}", check.code(), meaning(*check)),
-            Err(why) => println!(
-                "FAILED  {:<22} {}: {why}",
-                check.code(),
-                meaning(*check)
-            ),
+            Err(why) => println!("FAILED  {:<22} {}: {why}", check.code(), meaning(*check)),
         }
     }
     if report.is_verified() {

@@ -178,7 +178,11 @@ fn another_key_another_buyer_or_a_bad_input_is_refused() {
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).contains("FAILED  player"));
     let other_nonce = "ffeeddccbbaa99887766554433221100";
-    let output = verify(dir.path(), &receipt, &["--key", &key, "--nonce", other_nonce]);
+    let output = verify(
+        dir.path(),
+        &receipt,
+        &["--key", &key, "--nonce", other_nonce],
+    );
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).contains("FAILED  client_nonce"));
     // Bad input: a clear one-line error and exit 2.
@@ -187,7 +191,11 @@ fn another_key_another_buyer_or_a_bad_input_is_refused() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("--key"));
     let output = eldorado(&["verify", "/nonexistent/receipt.json", "--key", &key]);
     assert_eq!(output.status.code(), Some(2));
-    let output = verify(dir.path(), &serde_json::json!({"sale": 1}), &["--key", &key]);
+    let output = verify(
+        dir.path(),
+        &serde_json::json!({"sale": 1}),
+        &["--key", &key],
+    );
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("is not a receipt"));
 }
