@@ -1,14 +1,29 @@
-//! Shared helpers: one server per test binary for the tests that only need
-//! their own players, and requests through `tower::ServiceExt::oneshot`.
+//! Shared helpers: servers made from templates, and requests through
+//! `tower::ServiceExt::oneshot`.
+//!
+//! Every server of this binary starts from a copy of one of two templates,
+//! with nothing sold yet:
+//! - the seeded one (`fresh_server`): a `--demo --demo-seed` server, six
+//!   play-money blocks (an open and a pending one per stake) in a known
+//!   order, for demo players whose assertions depend on the ticket drawn.
+//!   A seeded server sells no real money and admits no operator player.
+//! - the mixed one (`fresh_mixed_server`, and `shared()`): a `--demo`
+//!   server without a seed, twelve blocks from OS randomness (both lines
+//!   of each stake), for tests with operator players, whose assertions
+//!   hold whatever ticket they draw or read it from the store.
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use axum::Router;
-use eldorado_engine::{verify_sale, Expected, PublicKeyBytes, SignedCommitment, SignedSale};
+use eldorado_engine::generate::demo_rng;
+use eldorado_engine::{
+    generate_block, verify_sale, Block, Expected, Params, PublicKeyBytes, SignedCommitment,
+    SignedSale, Stake,
+};
 use eldorado_server::{app, AppState, Config};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use tower::ServiceExt;
 
@@ -30,7 +45,7 @@ pub fn data_dir(name: &str) -> PathBuf {
 }
 
 /// A demo server with a fixed seed: play-money blocks only, reproducible.
-pub fn config(dir: &std::path::Path) -> Config {
+pub fn config(dir: &Path) -> Config {
     let mut config = Config::new(dir);
     config.demo = true;
     config.demo_seed = Some(DEMO_SEED);
@@ -38,24 +53,127 @@ pub fn config(dir: &std::path::Path) -> Config {
     config
 }
 
-/// The server shared by the tests of this binary: demo mode without a
-/// seed, so it sells both play money (demo players) and real money
-/// (operator players), each from blocks of its own.
+/// A template's data directory: a server started once on it, kept running
+/// and never sent a request, so that its files stay as they were when it
+/// finished starting (a closing SQLite connection would checkpoint the WAL
+/// into the database while it is being copied). Generating blocks of
+/// 400,000 tickets takes seconds; copying them does not.
+fn make_template(name: &str, config: impl FnOnce(&Path) -> Config) -> (PathBuf, AppState) {
+    let dir = data_dir(name);
+    std::fs::create_dir_all(dir.join("web/www/pkg")).unwrap();
+    std::fs::write(
+        dir.join("web/index.html"),
+        "<!doctype html><title>Eldorado</title>",
+    )
+    .unwrap();
+    std::fs::write(dir.join("web/www/pkg/game_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let state = AppState::start_blocking(config(&dir)).expect("the template server starts");
+    (dir, state)
+}
+
+/// The seeded template (play money only).
+fn template() -> &'static Path {
+    static TEMPLATE: OnceLock<(PathBuf, AppState)> = OnceLock::new();
+    &TEMPLATE.get_or_init(|| make_template("template", config)).0
+}
+
+/// The mixed template (real and play money, OS randomness).
+fn mixed_template() -> &'static Path {
+    static TEMPLATE: OnceLock<(PathBuf, AppState)> = OnceLock::new();
+    &TEMPLATE
+        .get_or_init(|| make_template("mixed-template", mixed_config))
+        .0
+}
+
+/// A demo server without a seed: both kinds of money, each its own blocks.
+pub fn mixed_config(dir: &Path) -> Config {
+    let mut config = config(dir);
+    config.demo_seed = None;
+    config
+}
+
+/// Copies a directory tree, leaving out SQLite's shared-memory index: it
+/// belongs to the running template, and SQLite rebuilds it from the WAL.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name.to_string_lossy().ends_with("-shm") {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &to.join(&name));
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// The data directory of a new server named `name`, holding the seeded
+/// template's blocks, keys and page, with nothing sold.
+pub fn fresh_data_dir(name: &str) -> PathBuf {
+    let template = template();
+    let dir = data_dir(name);
+    copy_tree(template, &dir);
+    dir
+}
+
+/// A seeded server of its own for one test: the template's blocks, nothing sold.
+pub fn fresh_server(name: &str) -> AppState {
+    let dir = fresh_data_dir(name);
+    AppState::start_blocking(config(&dir)).expect("a fresh server starts")
+}
+
+/// A mixed server of its own for one test (real and play money).
+pub fn fresh_mixed_server(name: &str) -> AppState {
+    let template = mixed_template();
+    let dir = data_dir(name);
+    copy_tree(template, &dir);
+    AppState::start_blocking(mixed_config(&dir)).expect("a fresh mixed server starts")
+}
+
+/// The mixed server shared by the tests whose assertions hold whatever
+/// ticket they draw.
 pub fn shared() -> &'static AppState {
     static SHARED: OnceLock<AppState> = OnceLock::new();
-    SHARED.get_or_init(|| {
-        let dir = data_dir("shared");
-        std::fs::create_dir_all(dir.join("web/www/pkg")).unwrap();
-        std::fs::write(
-            dir.join("web/index.html"),
-            "<!doctype html><title>Eldorado</title>",
-        )
-        .unwrap();
-        std::fs::write(dir.join("web/www/pkg/game_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
-        let mut config = config(&dir);
-        config.demo_seed = None;
-        AppState::start_blocking(config).expect("the shared server starts")
-    })
+    SHARED.get_or_init(|| fresh_mixed_server("shared"))
+}
+
+/// Block `id` exactly as a server seeded with `DEMO_SEED` generated it.
+pub fn seeded_block(id: u64, stake_cents: u64) -> Block {
+    let stake = Stake::from_cents(stake_cents).unwrap();
+    generate_block(id, stake, &Params::default(), &mut demo_rng(DEMO_SEED, id)).unwrap()
+}
+
+/// The blocks of `status` ("open", "pending", ...) at a stake, over HTTP
+/// (on a seeded server: all play money).
+pub async fn blocks_of(router: &Router, status: &str, stake: u64) -> Vec<Value> {
+    let blocks = call(router, Method::GET, "/api/blocks", None, None).await;
+    assert_eq!(blocks.status, StatusCode::OK, "{}", blocks.body);
+    blocks.body["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["status"] == status && b["commitment"]["stake_cents"] == stake)
+        .cloned()
+        .collect()
+}
+
+/// The one open block of a stake on a seeded server.
+pub async fn open_block(router: &Router, stake: u64) -> Value {
+    open_block_of(router, stake, "play").await
+}
+
+/// The one open block of a stake sold for `money` ("real" or "play").
+pub async fn open_block_of(router: &Router, stake: u64, money: &str) -> Value {
+    let open: Vec<Value> = blocks_of(router, "open", stake)
+        .await
+        .into_iter()
+        .filter(|b| b["commitment"]["money"] == money)
+        .collect();
+    assert_eq!(open.len(), 1, "open {money} blocks at {stake}: {open:?}");
+    open.into_iter().next().unwrap()
 }
 
 pub fn operator_key(state: &AppState) -> String {
