@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs Eldorado locally: the game server on an embedded
-# SQLite database (./data) in demo mode, serving the game on localhost.
+# SQLite database (./data) in demo mode (--demo), serving the game on localhost.
 #   ADDR=127.0.0.1:9000 scripts/run.sh   to use another address
 set -euo pipefail
 cd "$(dirname "$0")/.."
