@@ -29,7 +29,7 @@ pub enum ApiError {
     PayloadTooLarge,
     #[error("{0}")]
     Conflict(String),
-    #[error("demo mode is off on this server")]
+    #[error("demo mode is off on this server (it is turned on by `eldorado serve --demo`)")]
     DemoDisabled,
     #[error("no block of this stake is on sale right now; try again shortly")]
     SoldOut,

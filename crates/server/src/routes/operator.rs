@@ -170,7 +170,7 @@ pub async fn debit(
     security(("operator" = [])),
     params(("block" = u64, Path, description = "Block id")),
     responses(
-        (status = 200, description = "The closed block; the stake's pending block opens if it was open", body = BlockInfo),
+        (status = 200, description = "The closed block; the pending block of its stake and money opens if it was open", body = BlockInfo),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
     ))]
 pub async fn close_block(

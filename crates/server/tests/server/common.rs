@@ -125,11 +125,18 @@ pub fn fresh_server(name: &str) -> AppState {
     AppState::start_blocking(config(&dir)).expect("a fresh server starts")
 }
 
-/// A mixed server of its own for one test (real and play money).
-pub fn fresh_mixed_server(name: &str) -> AppState {
+/// The data directory of a new server named `name`, holding the mixed
+/// template's blocks, keys and page, with nothing sold.
+pub fn fresh_mixed_data_dir(name: &str) -> PathBuf {
     let template = mixed_template();
     let dir = data_dir(name);
     copy_tree(template, &dir);
+    dir
+}
+
+/// A mixed server of its own for one test (real and play money).
+pub fn fresh_mixed_server(name: &str) -> AppState {
+    let dir = fresh_mixed_data_dir(name);
     AppState::start_blocking(mixed_config(&dir)).expect("a fresh mixed server starts")
 }
 

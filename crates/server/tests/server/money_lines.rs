@@ -5,6 +5,8 @@
 use crate::common::*;
 use axum::http::{Method, StatusCode};
 use eldorado_engine::{verify_sale, Expected, Money, SignedCommitment, SignedSale};
+use eldorado_server::store::PlayerKind;
+use eldorado_server::AppState;
 use serde_json::Value;
 
 fn verify_money(body: &Value, money: Money, stake: u64) {
@@ -111,4 +113,29 @@ async fn demo_players_buy_play_money_blocks_and_operator_players_real_ones_only(
     let play_sale = play(&router, &demo, 200, "dry-demo-1").await;
     assert_eq!(play_sale.status, StatusCode::OK, "{}", play_sale.body);
     assert_eq!(play_sale.body["commitment"]["money"], "play");
+}
+
+/// `eldorado serve` without `--demo`: real money only. (The mixed
+/// template's blocks are copied, so its real-money blocks are on hand and
+/// nothing needs generating; its play-money blocks are simply never sold.)
+#[tokio::test]
+async fn without_demo_mode_the_server_sells_real_money_only() {
+    let dir = fresh_mixed_data_dir("real-only");
+    let mut config = mixed_config(&dir);
+    config.demo = false;
+    let state = tokio::task::spawn_blocking(move || AppState::start_blocking(config))
+        .await
+        .unwrap()
+        .expect("a real-money server starts");
+    let router = eldorado_server::app(state.clone());
+    let config = call(&router, Method::GET, "/api/config", None, None).await;
+    assert_eq!(config.body["demo"], false);
+    let refused = call(&router, Method::POST, "/api/demo/players", None, Some("{}")).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(refused.body["error"]["code"], "DEMO_DISABLED");
+    assert!(!state.store.has_players(PlayerKind::Demo).unwrap());
+    let operator = operator_player(&router, &state, "ext-real-only", 500).await;
+    let sale = play(&router, &operator, 100, "real-only-1").await;
+    assert_eq!(sale.status, StatusCode::OK, "{}", sale.body);
+    assert_eq!(sale.body["commitment"]["money"], "real");
 }
