@@ -10,10 +10,13 @@ use eldorado_engine::{
     generate_block, BlockRng, Hash, Money, Params, SeedableRng, SigningKey, Stake,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 /// Trees of finished blocks kept after a rebuild (each is ~26 MB).
 const OLD_TREES: usize = 2;
+/// Pause before a failed or panicked generation is tried again.
+const RETRY_AFTER_FAILURE: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug)]
 pub enum Seeding {
@@ -42,6 +45,8 @@ pub struct BlockBook {
     old: Mutex<VecDeque<(u64, Arc<MerkleTree>)>>,
     /// Stakes whose next block is being generated.
     generating: Mutex<HashSet<u64>>,
+    /// Generations that failed or panicked since the last success.
+    failures: AtomicU64,
 }
 
 impl BlockBook {
@@ -59,6 +64,7 @@ impl BlockBook {
             live: RwLock::new(HashMap::new()),
             old: Mutex::new(VecDeque::new()),
             generating: Mutex::new(HashSet::new()),
+            failures: AtomicU64::new(0),
         }))
     }
 
@@ -201,8 +207,27 @@ impl BlockBook {
             let id = self.allocate_id();
             let book = Arc::clone(self);
             std::thread::spawn(move || {
-                if let Err(e) = book.generate(stake, id) {
-                    tracing::error!(error = %e, block = id, "generating the next block failed");
+                // Supervised: a panic is logged and the generation retried,
+                // instead of leaving the stake marked as generating forever.
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    book.generate(stake, id)
+                }));
+                let failed = match run {
+                    Ok(Ok(())) => false,
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, block = id, "generating the next block failed");
+                        true
+                    }
+                    Err(_) => {
+                        tracing::error!(block = id, "the block generator panicked; restarting it");
+                        true
+                    }
+                };
+                if failed {
+                    book.failures.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(RETRY_AFTER_FAILURE);
+                } else {
+                    book.failures.store(0, Ordering::SeqCst);
                 }
                 book.generating
                     .lock()
@@ -212,6 +237,12 @@ impl BlockBook {
                 book.ensure_supply();
             });
         }
+    }
+
+    /// False while the last generation failed or panicked and no later one
+    /// has succeeded (it is being retried).
+    pub fn generator_ok(&self) -> bool {
+        self.failures.load(Ordering::SeqCst) == 0
     }
 
     /// Moves trees of blocks that sold out or were closed out of the live set.
