@@ -55,8 +55,18 @@ pub async fn serve(
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
     tracing::info!(addr = %listener.local_addr()?, "eldorado server listening");
+    serve_on(listener, state, shutdown).await
+}
+
+/// Serves `state` on a bound listener until `shutdown` completes, with the
+/// connection limits and the periodic session sweep.
+pub async fn serve_on(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
     let sweeper = tokio::spawn(sweep_sessions(state.clone()));
-    let served = listener::serve(listener, state.clone(), shutdown).await;
+    let served = listener::serve(listener, state, shutdown).await;
     sweeper.abort();
     served?;
     Ok(())

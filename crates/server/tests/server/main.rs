@@ -4,3 +4,4 @@ mod api;
 mod common;
 mod concurrency;
 mod restart_rollover;
+mod robustness;

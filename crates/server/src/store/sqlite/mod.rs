@@ -116,7 +116,10 @@ impl SqliteStore {
         f: impl FnOnce(&mut SqlTx<'_>) -> StoreResult<T>,
     ) -> StoreResult<T> {
         let mut conn = self.write();
-        let tx = conn.transaction()?;
+        // IMMEDIATE: take the write lock before the first read, so that a
+        // read-then-write never fails on a snapshot another connection (an
+        // operator tool, a second process) has moved meanwhile.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let value = f(&mut SqlTx(&tx))?;
         tx.commit()?;
         Ok(value)
