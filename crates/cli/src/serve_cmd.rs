@@ -3,10 +3,10 @@
 use clap::Args;
 use eldorado_server::config::Limits;
 use eldorado_server::Config;
-use std::time::Duration;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Args)]
 pub struct ServeArgs {

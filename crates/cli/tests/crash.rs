@@ -56,7 +56,10 @@ fn http(
         .nth(1)
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| std::io::Error::other("a reply without a status"))?;
-    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         return Err(std::io::Error::other("unexpected chunked reply"));
     }
     Ok((status, serde_json::from_str(body).unwrap_or(Value::Null)))
@@ -85,7 +88,10 @@ fn start(data: &Path, addr: SocketAddr) -> Child {
         if let Ok((200, _)) = http(addr, "GET", "/api/health", None, "") {
             return child;
         }
-        assert!(started.elapsed() < START_LIMIT, "the server never got healthy");
+        assert!(
+            started.elapsed() < START_LIMIT,
+            "the server never got healthy"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -120,7 +126,8 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
         let (status, reply) = http(addr, "POST", &path, Some(&key), &body).unwrap();
         assert_eq!(status, 200, "{reply}");
         let body = format!(r#"{{"player_id":"{player}"}}"#);
-        let (status, session) = http(addr, "POST", "/api/operator/sessions", Some(&key), &body).unwrap();
+        let (status, session) =
+            http(addr, "POST", "/api/operator/sessions", Some(&key), &body).unwrap();
         assert_eq!(status, 201, "{session}");
         tokens.push(session["token"].as_str().unwrap().to_owned());
     }
@@ -164,7 +171,10 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
             .collect();
         let started = Instant::now();
         while acks.load(Ordering::SeqCst) < SALES_PER_ROUND {
-            assert!(started.elapsed() < ROUND_LIMIT, "sales stalled in round {round}");
+            assert!(
+                started.elapsed() < ROUND_LIMIT,
+                "sales stalled in round {round}"
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
         server.kill().expect("SIGKILL");
@@ -174,7 +184,10 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
             unanswered += lost;
             for sale in mine {
                 let id = sale["sale_id"].as_u64().unwrap();
-                assert!(acknowledged.insert(id, sale).is_none(), "sale id {id} given twice");
+                assert!(
+                    acknowledged.insert(id, sale).is_none(),
+                    "sale id {id} given twice"
+                );
             }
         }
         server = start(dir.path(), addr);
@@ -193,14 +206,20 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
             stored += 1;
             stakes += item["stake_cents"].as_u64().unwrap();
             prizes += item["prize_cents"].as_u64().unwrap();
-            let place = (item["block"].as_u64().unwrap(), item["position"].as_u64().unwrap());
+            let place = (
+                item["block"].as_u64().unwrap(),
+                item["position"].as_u64().unwrap(),
+            );
             assert!(tickets.insert(place), "ticket {place:?} sold twice");
         }
         delta += CREDIT_CENTS as i64 - (balance + stakes) as i64 + prizes as i64;
     }
     for (id, sale) in &acknowledged {
-        let token = &tokens[sale["player"].as_str().unwrap()["crash-".len()..].parse::<usize>().unwrap()];
-        let (status, reply) = http(addr, "GET", &format!("/api/sales/{id}"), Some(token), "").unwrap();
+        let token = &tokens[sale["player"].as_str().unwrap()["crash-".len()..]
+            .parse::<usize>()
+            .unwrap()];
+        let (status, reply) =
+            http(addr, "GET", &format!("/api/sales/{id}"), Some(token), "").unwrap();
         assert_eq!(status, 200, "acknowledged sale {id} lost: {reply}");
         assert_eq!(
             serde_json::to_string(&reply["sale"]).unwrap(),
@@ -216,5 +235,8 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
         acknowledged.len()
     );
     assert!(stored >= acknowledged.len());
-    assert_eq!(delta, 0, "balances + stakes - prizes must equal the credits");
+    assert_eq!(
+        delta, 0,
+        "balances + stakes - prizes must equal the credits"
+    );
 }

@@ -127,7 +127,10 @@ impl Config {
         let counts = [
             ("--max-in-flight", l.max_in_flight as u64),
             ("--max-connections", l.max_connections as u64),
-            ("--demo-players-per-minute", l.demo_players_per_minute.into()),
+            (
+                "--demo-players-per-minute",
+                l.demo_players_per_minute.into(),
+            ),
             ("--sales-per-second", l.sales_per_second.into()),
             ("--session-cache", l.session_cache as u64),
         ];

@@ -53,7 +53,9 @@ impl Exports {
         std::fs::create_dir_all(&self.dir).map_err(ApiError::internal)?;
         // Written aside and renamed: a crash never leaves a short export
         // under the final name.
-        let partial = self.dir.join(format!("block-{}.jsonl.partial", record.id()));
+        let partial = self
+            .dir
+            .join(format!("block-{}.jsonl.partial", record.id()));
         write_export(store, record, &partial).map_err(|e| {
             let _ignored = std::fs::remove_file(&partial);
             e
@@ -122,6 +124,7 @@ pub async fn stream(
         .map_err(ApiError::internal)?;
     Ok(Deadline {
         inner: tokio_util::io::ReaderStream::with_capacity(file, CHUNK),
+        ends_at: tokio::time::Instant::now() + deadline,
         sleep: Box::pin(tokio::time::sleep(deadline)),
         expired: false,
     })
@@ -129,6 +132,8 @@ pub async fn stream(
 
 struct Deadline<S> {
     inner: S,
+    ends_at: tokio::time::Instant,
+    /// Wakes the stream when time is up even if the file read is pending.
     sleep: Pin<Box<tokio::time::Sleep>>,
     expired: bool,
 }
@@ -140,7 +145,9 @@ impl<S: Stream<Item = std::io::Result<Bytes>> + Unpin> Stream for Deadline<S> {
         if self.expired {
             return Poll::Ready(None);
         }
-        if self.sleep.as_mut().poll(cx).is_ready() {
+        // The clock is read, not only the timer, which fires on its next tick.
+        let late = tokio::time::Instant::now() >= self.ends_at;
+        if late || self.sleep.as_mut().poll(cx).is_ready() {
             self.expired = true;
             tracing::warn!("a block export passed its deadline and was cut off");
             return Poll::Ready(Some(Err(std::io::Error::new(
@@ -149,5 +156,31 @@ impl<S: Stream<Item = std::io::Result<Bytes>> + Unpin> Stream for Deadline<S> {
             ))));
         }
         Pin::new(&mut self.inner).poll_next(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_stream::StreamExt;
+
+    #[tokio::test]
+    async fn a_download_is_cut_off_at_its_deadline() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("export.jsonl");
+        std::fs::write(&path, vec![b'x'; 3 * CHUNK]).unwrap();
+
+        let whole: Vec<_> = stream(&path, Duration::from_secs(600))
+            .await
+            .unwrap()
+            .collect()
+            .await;
+        let bytes: usize = whole.iter().map(|c| c.as_ref().unwrap().len()).sum();
+        assert_eq!(bytes, 3 * CHUNK);
+
+        let mut late = Box::pin(stream(&path, Duration::ZERO).await.unwrap());
+        let first = late.next().await.unwrap();
+        assert_eq!(first.unwrap_err().kind(), std::io::ErrorKind::TimedOut);
+        assert!(late.next().await.is_none());
     }
 }

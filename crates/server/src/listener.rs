@@ -79,7 +79,10 @@ pub async fn serve(
         });
     }
     drop(listener);
-    if tokio::time::timeout(DRAIN, graceful.shutdown()).await.is_err() {
+    if tokio::time::timeout(DRAIN, graceful.shutdown())
+        .await
+        .is_err()
+    {
         tracing::warn!("connections still open after the drain period were cut");
     }
     Ok(())

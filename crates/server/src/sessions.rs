@@ -194,8 +194,7 @@ impl Sessions {
     /// Deletes expired sessions from the store and the cache; how many rows.
     pub fn sweep(&self) -> Result<u64, ApiError> {
         let now = self.clock.now_ms();
-        self.cache_write()
-            .retain(|_, (_, expires)| *expires > now);
+        self.cache_write().retain(|_, (_, expires)| *expires > now);
         Ok(self.store.delete_expired_sessions(now)?)
     }
 }
@@ -213,7 +212,14 @@ mod tests {
     use crate::clock::ManualClock;
     use crate::store::sqlite::SqliteStore;
 
-    fn sessions(capacity: usize) -> (tempfile::TempDir, Arc<ManualClock>, Arc<dyn Store>, Sessions) {
+    fn sessions(
+        capacity: usize,
+    ) -> (
+        tempfile::TempDir,
+        Arc<ManualClock>,
+        Arc<dyn Store>,
+        Sessions,
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(1_700_000_000_000));
         let store: Arc<dyn Store> =
@@ -278,7 +284,10 @@ mod tests {
         clock.advance(Duration::from_secs(31));
         // `two` has expired, `three` has not.
         assert_eq!(sessions.sweep().unwrap(), 1);
-        assert!(store.session(&digest(two.token.as_bytes())).unwrap().is_none());
+        assert!(store
+            .session(&digest(two.token.as_bytes()))
+            .unwrap()
+            .is_none());
         assert!(sessions.find(&three.token).is_ok());
 
         assert_eq!(sessions.revoke_player("ann").unwrap(), 1);

@@ -13,8 +13,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use eldorado_api::{
-    Balance, BlockInfo, ErrorBody, OperatorSessionRequest, Session, SessionsEnded,
-    TransferRequest,
+    Balance, BlockInfo, ErrorBody, OperatorSessionRequest, Session, SessionsEnded, TransferRequest,
 };
 
 /// Largest single transfer: 1,000,000.00 €.

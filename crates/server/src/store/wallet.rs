@@ -3,8 +3,8 @@
 
 use super::tx::{WalletOp, WalletTx};
 use super::{
-    corrupt, NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, StoreResult,
-    Transfer, TransferKind, TransferOutcome,
+    corrupt, NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, StoreResult, Transfer,
+    TransferKind, TransferOutcome,
 };
 
 /// Finds or creates the player, then records the session: the whole entry

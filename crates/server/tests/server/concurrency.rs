@@ -122,7 +122,9 @@ async fn many_players_at_once_conserve_money() {
     let mut tickets = HashSet::new();
     let (mut balances, mut stakes, mut prizes, mut sold) = (0u64, 0u64, 0u64, 0usize);
     for task in tasks {
-        let (player, balance, sales, _refused) = task.await.unwrap();
+        let (player, balance, sales, refused) = task.await.unwrap();
+        // Every play is either a sale or a counted refusal.
+        assert_eq!(sales.len() + refused, PLAYS, "player {player}");
         let mine_stakes: u64 = sales.iter().map(|(s, _)| s).sum();
         let mine_prizes: u64 = sales.iter().map(|(_, s)| s.sale.ticket.prize_cents).sum();
         assert_eq!(balance + mine_stakes, 5000 + mine_prizes, "player {player}");

@@ -41,11 +41,17 @@ fn stalled_sale(token: &str) -> (Request<Body>, oneshot::Receiver<()>) {
     (request, rx)
 }
 
-async fn json(response: axum::response::Response) -> (StatusCode, axum::http::HeaderMap, serde_json::Value) {
+async fn json(
+    response: axum::response::Response,
+) -> (StatusCode, axum::http::HeaderMap, serde_json::Value) {
     let status = response.status();
     let headers = response.headers().clone();
     let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (status, headers, serde_json::from_slice(&bytes).unwrap_or_default())
+    (
+        status,
+        headers,
+        serde_json::from_slice(&bytes).unwrap_or_default(),
+    )
 }
 
 fn clock() -> Arc<ManualClock> {
@@ -149,15 +155,24 @@ async fn demo_players_and_sales_are_rate_limited_per_address() {
         .iter()
         .map(|i| i["prize_cents"].as_u64().unwrap())
         .sum();
-    assert_eq!(session.body["balance_cents"].as_u64().unwrap() + 150, 5000 + prizes);
+    assert_eq!(
+        session.body["balance_cents"].as_u64().unwrap() + 150,
+        5000 + prizes
+    );
     clock.advance(Duration::from_millis(334));
-    assert_eq!(play(&app, &token, 50, "rate-0003").await.status, StatusCode::OK);
+    assert_eq!(
+        play(&app, &token, 50, "rate-0003").await.status,
+        StatusCode::OK
+    );
 }
 
 #[tokio::test]
 async fn a_slowloris_connection_is_closed_after_the_header_timeout() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let state = shared_with(|c| c.limits.header_timeout = Duration::from_millis(100), clock());
+    let state = shared_with(
+        |c| c.limits.header_timeout = Duration::from_millis(100),
+        clock(),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
@@ -165,7 +180,10 @@ async fn a_slowloris_connection_is_closed_after_the_header_timeout() {
         let _ = stopped.await;
     }));
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(b"GET /api/config HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    stream
+        .write_all(b"GET /api/config HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
     // Never finishes the headers: the server must hang up (EOF or reset);
     // the outer bound only keeps a broken server from hanging the test.
     let mut buffer = [0u8; 64];
@@ -238,18 +256,27 @@ async fn thirty_two_identical_requests_at_once_make_one_sale() {
         assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
         sales.push(reply.body["sale"].clone());
     }
-    assert!(sales.iter().all(|s| *s == sales[0]), "one sale, the same bytes");
+    assert!(
+        sales.iter().all(|s| *s == sales[0]),
+        "one sale, the same bytes"
+    );
     let history = call(&router, Method::GET, "/api/history", Some(&token), None).await;
     assert_eq!(history.body["items"].as_array().unwrap().len(), 1);
     let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     let prize = sales[0]["ticket"]["prize_cents"].as_u64().unwrap();
-    assert_eq!(session.body["balance_cents"].as_u64().unwrap(), 5000 - 100 + prize);
+    assert_eq!(
+        session.body["balance_cents"].as_u64().unwrap(),
+        5000 - 100 + prize
+    );
 }
 
 /// A second connection to the shared database, to inject faults with
 /// triggers (SQLite refuses the write, as a failing disk or bug would).
 fn inject(sql: &str) {
-    let db = shared().config.data_dir.join(eldorado_server::state::DATABASE_FILE);
+    let db = shared()
+        .config
+        .data_dir
+        .join(eldorado_server::state::DATABASE_FILE);
     let conn = rusqlite::Connection::open(db).unwrap();
     conn.busy_timeout(Duration::from_secs(10)).unwrap();
     conn.execute_batch(sql).unwrap();
@@ -272,7 +299,14 @@ async fn one_failing_sale_is_refused_alone_and_the_batch_commits() {
         .await;
         assert_eq!(reply.status, StatusCode::OK);
         let body = format!(r#"{{"player_id":"{player}"}}"#);
-        let session = call(&router, Method::POST, "/api/operator/sessions", Some(&key), Some(&body)).await;
+        let session = call(
+            &router,
+            Method::POST,
+            "/api/operator/sessions",
+            Some(&key),
+            Some(&body),
+        )
+        .await;
         tokens.push(session.body["token"].as_str().unwrap().to_owned());
     }
     // The faulty player's sale fails after its debit was written.
@@ -280,19 +314,37 @@ async fn one_failing_sale_is_refused_alone_and_the_batch_commits() {
         "CREATE TRIGGER IF NOT EXISTS iso_fault BEFORE INSERT ON sales \
          WHEN NEW.player_id = 'iso-faulty' BEGIN SELECT RAISE(ABORT, 'injected fault'); END;",
     );
-    let requests = ["iso-ann", "iso-faulty", "iso-bob"].map(|p| eldorado_server::store::SaleRequest {
-        player_id: p.to_owned(),
-        stake: eldorado_engine::Stake::from_cents(200).unwrap(),
-        idempotency_key: "iso-batch-1".to_owned(),
-    });
+    let requests =
+        ["iso-ann", "iso-faulty", "iso-bob"].map(|p| eldorado_server::store::SaleRequest {
+            player_id: p.to_owned(),
+            stake: eldorado_engine::Stake::from_cents(200).unwrap(),
+            idempotency_key: "iso-batch-1".to_owned(),
+        });
     // One batch, as the sale desk would commit it.
     let outcomes = state.store.sell_batch(&requests, 1).unwrap();
     inject("DROP TRIGGER iso_fault;");
-    assert!(matches!(outcomes[0], eldorado_server::store::SaleOutcome::Sold(_)), "{outcomes:?}");
-    assert!(matches!(outcomes[1], eldorado_server::store::SaleOutcome::Faulted(_)), "{outcomes:?}");
-    assert!(matches!(outcomes[2], eldorado_server::store::SaleOutcome::Sold(_)), "{outcomes:?}");
+    assert!(
+        matches!(outcomes[0], eldorado_server::store::SaleOutcome::Sold(_)),
+        "{outcomes:?}"
+    );
+    assert!(
+        matches!(outcomes[1], eldorado_server::store::SaleOutcome::Faulted(_)),
+        "{outcomes:?}"
+    );
+    assert!(
+        matches!(outcomes[2], eldorado_server::store::SaleOutcome::Sold(_)),
+        "{outcomes:?}"
+    );
     // The faulty sale left nothing: balance intact, no sale recorded.
-    assert_eq!(state.store.player("iso-faulty").unwrap().unwrap().balance_cents, 1000);
+    assert_eq!(
+        state
+            .store
+            .player("iso-faulty")
+            .unwrap()
+            .unwrap()
+            .balance_cents,
+        1000
+    );
     let history = call(&router, Method::GET, "/api/history", Some(&tokens[1]), None).await;
     assert_eq!(history.body["items"].as_array().unwrap().len(), 0);
     for token in [&tokens[0], &tokens[2]] {
