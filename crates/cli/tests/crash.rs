@@ -70,7 +70,26 @@ fn free_port() -> SocketAddr {
     listener.local_addr().unwrap()
 }
 
-fn start(data: &Path, addr: SocketAddr) -> Child {
+/// The running server; dropping it kills it (SIGKILL) and reaps it, also
+/// when an assertion fails, so no test leaves a server behind.
+struct Server(Child);
+
+impl Server {
+    fn kill(mut self) {
+        self.0.kill().expect("SIGKILL");
+        self.0.wait().expect("reaped");
+        // Drop then finds it already dead and reaped.
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _already_dead = self.0.kill();
+        let _reaped = self.0.wait();
+    }
+}
+
+fn start(data: &Path, addr: SocketAddr) -> Server {
     let child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
         .args(["serve", "--addr", &addr.to_string(), "--data"])
         .arg(data)
@@ -83,10 +102,11 @@ fn start(data: &Path, addr: SocketAddr) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .expect("the server starts");
+    let server = Server(child);
     let started = Instant::now();
     loop {
         if let Ok((200, _)) = http(addr, "GET", "/api/health", None, "") {
-            return child;
+            return server;
         }
         assert!(
             started.elapsed() < START_LIMIT,
@@ -177,8 +197,7 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
-        server.kill().expect("SIGKILL");
-        server.wait().unwrap();
+        server.kill();
         for worker in workers {
             let (mine, lost) = worker.join().unwrap();
             unanswered += lost;
@@ -227,8 +246,7 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
             "sale {id} changed"
         );
     }
-    server.kill().unwrap();
-    server.wait().unwrap();
+    server.kill();
     println!(
         "crash test: {KILLS} SIGKILL restarts, {} acknowledged sales, {stored} stored, \
          {unanswered} unanswered at a kill, money delta {delta} cents",

@@ -56,9 +56,9 @@ impl Exports {
         let partial = self
             .dir
             .join(format!("block-{}.jsonl.partial", record.id()));
-        write_export(store, record, &partial).map_err(|e| {
+        write_export(store, record, &partial).inspect_err(|_| {
+            // Best effort: a leftover partial file is overwritten next time.
             let _ignored = std::fs::remove_file(&partial);
-            e
         })?;
         std::fs::rename(&partial, &path).map_err(ApiError::internal)?;
         tracing::info!(block = record.id(), path = %path.display(), "block export written");
