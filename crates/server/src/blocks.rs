@@ -290,3 +290,49 @@ impl BlockBook {
             .map(|(_, tree)| Arc::clone(tree))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::store::failing::{FailingStore, PANIC, WORK};
+    use crate::store::sqlite::SqliteStore;
+    use std::time::{Duration, Instant};
+
+    /// Only keeps a broken generator from hanging the test.
+    const LIMIT: Duration = Duration::from_secs(300);
+
+    fn wait_until(what: &str, done: impl Fn() -> bool) {
+        let started = Instant::now();
+        while !done() {
+            assert!(started.elapsed() < LIMIT, "never: {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn a_panicking_generator_is_restarted_and_health_says_so_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let store = Arc::new(FailingStore::new(
+            SqliteStore::open(&dir.path().join("db"), clock).unwrap(),
+        ));
+        let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
+        let book = BlockBook::new(store.clone(), key, Seeding::Demo(3)).unwrap();
+        assert!(book.generator_ok());
+
+        store.blocks.store(PANIC, Ordering::SeqCst);
+        book.ensure_supply();
+        wait_until("a failure is reported", || !book.generator_ok());
+
+        store.blocks.store(WORK, Ordering::SeqCst);
+        // Every stake gets its open and pending blocks after all.
+        wait_until("every stake is supplied", || {
+            let blocks = store.blocks().unwrap();
+            Stake::ALL
+                .iter()
+                .all(|s| book.live_count(&blocks, s.cents()) == 2)
+        });
+        wait_until("the generator is healthy again", || book.generator_ok());
+    }
+}

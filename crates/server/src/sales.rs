@@ -162,96 +162,10 @@ mod tests {
     use super::*;
     use crate::blocks::Seeding;
     use crate::clock::ManualClock;
+    use crate::store::failing::{FailingStore, FAIL, PANIC, WORK};
     use crate::store::sqlite::SqliteStore;
     use crate::store::*;
-    use eldorado_engine::{Block, Hash, SignedCommitment, Stake, Ticket};
-    use std::sync::atomic::AtomicU8;
-
-    const WORK: u8 = 0;
-    const FAIL: u8 = 1;
-    const PANIC: u8 = 2;
-
-    struct FailingStore {
-        inner: SqliteStore,
-        mode: AtomicU8,
-    }
-
-    impl Store for FailingStore {
-        fn blocks(&self) -> StoreResult<Vec<BlockRecord>> {
-            self.inner.blocks()
-        }
-        fn block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
-            self.inner.block(id)
-        }
-        fn next_block_id(&self) -> StoreResult<u64> {
-            self.inner.next_block_id()
-        }
-        fn insert_block(&self, b: &Block, s: &SignedCommitment) -> StoreResult<BlockStatus> {
-            self.inner.insert_block(b, s)
-        }
-        fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>> {
-            self.inner.block_leaves(id)
-        }
-        fn for_each_ticket(
-            &self,
-            id: u64,
-            f: &mut dyn FnMut(Ticket, Hash) -> bool,
-        ) -> StoreResult<()> {
-            self.inner.for_each_ticket(id, f)
-        }
-        fn close_block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
-            self.inner.close_block(id)
-        }
-        fn create_player(&self, id: &str, kind: PlayerKind, cents: u64) -> StoreResult<bool> {
-            self.inner.create_player(id, kind, cents)
-        }
-        fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
-            self.inner.player(id)
-        }
-        fn transfer(&self, t: &Transfer, now_ms: u64) -> StoreResult<TransferOutcome> {
-            self.inner.transfer(t, now_ms)
-        }
-        fn create_session(&self, h: &[u8; 32], p: &str, n: u64, e: u64) -> StoreResult<()> {
-            self.inner.create_session(h, p, n, e)
-        }
-        fn session(&self, h: &[u8; 32]) -> StoreResult<Option<SessionRecord>> {
-            self.inner.session(h)
-        }
-        fn open_session(&self, p: &NewPlayer<'_>, s: &NewSession) -> StoreResult<SessionOpened> {
-            self.inner.open_session(p, s)
-        }
-        fn delete_session(&self, h: &[u8; 32]) -> StoreResult<bool> {
-            self.inner.delete_session(h)
-        }
-        fn delete_player_sessions(&self, p: &str) -> StoreResult<u64> {
-            self.inner.delete_player_sessions(p)
-        }
-        fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
-            self.inner.delete_expired_sessions(now_ms)
-        }
-        fn sell_batch(&self, r: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
-            match self.mode.load(Ordering::SeqCst) {
-                FAIL => Err(StoreError::Backend("disk on fire".into())),
-                PANIC => panic!("a bug in the store"),
-                _ => self.inner.sell_batch(r, now_ms),
-            }
-        }
-        fn sale(&self, p: &str, id: u64) -> StoreResult<Option<SaleRecord>> {
-            self.inner.sale(p, id)
-        }
-        fn history(&self, p: &str, b: Option<u64>, l: u32) -> StoreResult<Vec<SaleRecord>> {
-            self.inner.history(p, b, l)
-        }
-        fn unrevealed(&self, p: &str) -> StoreResult<Option<SaleRecord>> {
-            self.inner.unrevealed(p)
-        }
-        fn set_revealed(&self, p: &str, id: u64, r: u8) -> StoreResult<Option<u8>> {
-            self.inner.set_revealed(p, id, r)
-        }
-        fn totals(&self) -> StoreResult<Totals> {
-            self.inner.totals()
-        }
-    }
+    use eldorado_engine::Stake;
 
     /// Panics once when armed: a fault in the writer loop, not in a batch.
     #[derive(Default)]
@@ -281,10 +195,7 @@ mod tests {
         let inner = SqliteStore::open(&dir.path().join("db"), clock).unwrap();
         // A player who cannot pay: a working store answers without any block.
         inner.create_player("ann", PlayerKind::Demo, 10).unwrap();
-        let store = Arc::new(FailingStore {
-            inner,
-            mode: AtomicU8::new(WORK),
-        });
+        let store = Arc::new(FailingStore::new(inner));
         let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
         let book = BlockBook::new(store.clone(), key, Seeding::Demo(1)).unwrap();
         let armed = Arc::new(ArmedClock::default());
@@ -293,10 +204,10 @@ mod tests {
 
         assert_eq!(desk.sell(request()).await.unwrap(), refused);
         for mode in [FAIL, PANIC] {
-            store.mode.store(mode, Ordering::SeqCst);
+            store.sales.store(mode, Ordering::SeqCst);
             let failed = desk.sell(request()).await.unwrap_err();
             assert_eq!(failed.code(), eldorado_api::ErrorCode::Internal);
-            store.mode.store(WORK, Ordering::SeqCst);
+            store.sales.store(WORK, Ordering::SeqCst);
             assert_eq!(desk.sell(request()).await.unwrap(), refused);
         }
         assert_eq!(desk.restarts(), 0);

@@ -8,6 +8,8 @@
 //! only transactions, queries and its schema, and a second backend shares
 //! every rule with the first.
 
+#[cfg(test)]
+pub mod failing;
 pub mod sale_batch;
 pub mod sqlite;
 pub mod switch_over;
