@@ -11,10 +11,13 @@ use eldorado_engine::{
     generate_block, BlockRng, Hash, Money, Params, SeedableRng, SigningKey, Stake,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 /// Trees of finished blocks kept after a rebuild (each is ~26 MB).
 const OLD_TREES: usize = 2;
+/// Pause before a failed or panicked generation is tried again.
+const RETRY_AFTER_FAILURE: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug)]
 pub enum Seeding {
@@ -58,6 +61,8 @@ pub struct BlockBook {
     old: Mutex<VecDeque<(u64, Arc<MerkleTree>)>>,
     /// Lines whose next block is being generated.
     generating: Mutex<HashSet<Line>>,
+    /// Generations that failed or panicked since the last success.
+    failures: AtomicU64,
 }
 
 impl BlockBook {
@@ -78,6 +83,7 @@ impl BlockBook {
             live: RwLock::new(HashMap::new()),
             old: Mutex::new(VecDeque::new()),
             generating: Mutex::new(HashSet::new()),
+            failures: AtomicU64::new(0),
         }))
     }
 
@@ -223,8 +229,27 @@ impl BlockBook {
             let id = self.allocate_id();
             let book = Arc::clone(self);
             std::thread::spawn(move || {
-                if let Err(e) = book.generate(line, id) {
-                    tracing::error!(error = %e, block = id, "generating the next block failed");
+                // Supervised: a panic is logged and the generation retried,
+                // instead of leaving the line marked as generating forever.
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    book.generate(line, id)
+                }));
+                let failed = match run {
+                    Ok(Ok(())) => false,
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, block = id, "generating the next block failed");
+                        true
+                    }
+                    Err(_) => {
+                        tracing::error!(block = id, "the block generator panicked; restarting it");
+                        true
+                    }
+                };
+                if failed {
+                    book.failures.fetch_add(1, Ordering::SeqCst);
+                    std::thread::sleep(RETRY_AFTER_FAILURE);
+                } else {
+                    book.failures.store(0, Ordering::SeqCst);
                 }
                 book.generating
                     .lock()
@@ -234,6 +259,12 @@ impl BlockBook {
                 book.ensure_supply();
             });
         }
+    }
+
+    /// False while the last generation failed or panicked and no later one
+    /// has succeeded (it is being retried).
+    pub fn generator_ok(&self) -> bool {
+        self.failures.load(Ordering::SeqCst) == 0
     }
 
     /// Moves trees of blocks that sold out or were closed out of the live set.
@@ -292,4 +323,50 @@ fn live_count(blocks: &[BlockRecord], (stake, money): Line) -> usize {
                 && matches!(b.status, BlockStatus::Open | BlockStatus::Pending)
         })
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::store::failing::{FailingStore, PANIC, WORK};
+    use crate::store::sqlite::SqliteStore;
+    use std::time::{Duration, Instant};
+
+    /// Only keeps a broken generator from hanging the test.
+    const LIMIT: Duration = Duration::from_secs(300);
+
+    fn wait_until(what: &str, done: impl Fn() -> bool) {
+        let started = Instant::now();
+        while !done() {
+            assert!(started.elapsed() < LIMIT, "never: {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn a_panicking_generator_is_restarted_and_health_says_so_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let store = Arc::new(FailingStore::new(
+            SqliteStore::open(&dir.path().join("db"), clock).unwrap(),
+        ));
+        let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
+        let book = BlockBook::new(store.clone(), key, Seeding::Demo(3), vec![Money::Play]).unwrap();
+        assert!(book.generator_ok());
+
+        store.blocks.store(PANIC, Ordering::SeqCst);
+        book.ensure_supply();
+        wait_until("a failure is reported", || !book.generator_ok());
+
+        store.blocks.store(WORK, Ordering::SeqCst);
+        // Every stake gets its open and pending blocks after all.
+        wait_until("every stake is supplied", || {
+            let blocks = store.blocks().unwrap();
+            Stake::ALL
+                .iter()
+                .all(|&s| live_count(&blocks, (s, Money::Play)) == 2)
+        });
+        wait_until("the generator is healthy again", || book.generator_ok());
+    }
 }

@@ -7,6 +7,10 @@
 //! The money is the buyer's kind's (`PlayerKind::money`), read inside the
 //! transaction with the balance: play money never takes a ticket of a
 //! real-money block, and real money never one of a play-money block.
+//!
+//! Each sale runs under its own savepoint: a sale that fails (a store error,
+//! corrupt data, even a panic) is undone alone and answered `Faulted`, and
+//! the other sales of the batch still commit.
 
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
@@ -17,8 +21,9 @@ use std::collections::HashMap;
 /// The open block of each (stake, money) line, as far as this batch knows.
 type OpenBlocks = HashMap<(u64, Money), Option<OpenBlock>>;
 
-/// Runs `requests` in order against `tx`. An `Err` means the backend must
-/// roll the whole batch back: no sale of it happened.
+/// Runs `requests` in order against `tx`. An `Err` means a savepoint itself
+/// failed and the backend must roll the whole batch back: no sale of it
+/// happened.
 pub fn sell_batch<T: SaleTx + ?Sized>(
     tx: &mut T,
     requests: &[SaleRequest],
@@ -28,10 +33,30 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
     // once per sale; `None` is remembered too, so a sold-out line costs no
     // queries.
     let mut open = OpenBlocks::new();
-    requests
-        .iter()
-        .map(|request| sell_one(tx, &mut open, request, now_ms))
-        .collect()
+    let mut outcomes = Vec::with_capacity(requests.len());
+    for request in requests {
+        tx.savepoint()?;
+        // A panic is a fault of this sale like an error: the transaction
+        // is still usable once its writes are rolled back to the savepoint.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            sell_one(tx, &mut open, request, now_ms)
+        }))
+        .unwrap_or_else(|_| Err(corrupt("a sale panicked")));
+        match result {
+            Ok(outcome) => {
+                tx.release_savepoint()?;
+                outcomes.push(outcome);
+            }
+            Err(e) => {
+                tx.rollback_to_savepoint()?;
+                // The cache may hold what the undone sale moved.
+                open.clear();
+                tracing::error!(error = %e, player = %request.player_id, "one sale failed and was undone");
+                outcomes.push(SaleOutcome::Faulted(e.to_string()));
+            }
+        }
+    }
+    Ok(outcomes)
 }
 
 fn sell_one<T: SaleTx + ?Sized>(

@@ -50,7 +50,21 @@ pub fn config(dir: &Path) -> Config {
     config.demo = true;
     config.demo_seed = Some(DEMO_SEED);
     config.web_dir = dir.join("web");
+    // Every request of a test shares one address: no per-address limit.
+    config.limits.demo_players_per_minute = u32::MAX;
+    config.limits.sales_per_second = u32::MAX;
     config
+}
+
+/// Another server on the shared data directory (its blocks are ready, so it
+/// starts without generating any), with its own limits and clock.
+pub fn shared_with(
+    adjust: impl FnOnce(&mut Config),
+    clock: std::sync::Arc<eldorado_server::clock::ManualClock>,
+) -> AppState {
+    let mut config = shared().config.clone();
+    adjust(&mut config);
+    AppState::start_blocking_with_clock(config, clock).expect("a second server starts")
 }
 
 /// A template's data directory: a server started once on it, kept running

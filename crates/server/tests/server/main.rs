@@ -7,4 +7,5 @@ mod common;
 mod concurrency;
 mod money_lines;
 mod restart_rollover;
+mod robustness;
 mod seed_policy;

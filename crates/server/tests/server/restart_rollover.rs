@@ -142,6 +142,22 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     let report = audit.finish();
     assert!(report.passed(), "{}", report.verdict());
     assert_eq!(report.tickets_read, 400_000);
+    // It was written once to a file, and every download streams that file
+    // (no store connection held at the client's pace).
+    let file = state
+        .config
+        .data_dir
+        .join(format!("exports/block-{first_block}.jsonl"));
+    assert_eq!(std::fs::read(&file).unwrap(), export.raw);
+    let again = call(
+        &router,
+        Method::GET,
+        &format!("/api/blocks/{first_block}/export"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(again.raw, export.raw);
 
     // Money across the whole store is conserved to the cent.
     let totals = state.store.totals().unwrap();

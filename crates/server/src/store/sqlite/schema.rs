@@ -9,6 +9,7 @@ use rusqlite::Connection;
 const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0001_init.sql"),
     include_str!("../../../migrations/sqlite/0002_money_seeding_nonce.sql"),
+    include_str!("../../../migrations/sqlite/0003_session_indexes.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
@@ -20,6 +21,7 @@ pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
             MIGRATIONS.len()
         )));
     }
+    let applied = catch_up_out_of_order(conn, applied)?;
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(applied) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
@@ -28,6 +30,27 @@ pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
         tracing::info!(version = index + 1, "applied schema migration");
     }
     Ok(())
+}
+
+/// 0002 and 0003 were written on two branches at once, and for a while the
+/// main line applied 0003 second: a database it made says version 2 but
+/// holds 0001 and 0003, without 0002's columns. It gets 0002 now and counts
+/// all three, so that 0003 is not run twice.
+fn catch_up_out_of_order(conn: &mut Connection, applied: usize) -> StoreResult<usize> {
+    let has_money: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('blocks') WHERE name = 'money')",
+        [],
+        |r| r.get(0),
+    )?;
+    if applied != 2 || has_money {
+        return Ok(applied);
+    }
+    let tx = conn.transaction()?;
+    tx.execute_batch(MIGRATIONS[1])?;
+    tx.pragma_update(None, "user_version", 3)?;
+    tx.commit()?;
+    tracing::info!("applied schema migration 0002 after 0003");
+    Ok(3)
 }
 
 #[cfg(test)]
@@ -40,6 +63,35 @@ mod tests {
     use eldorado_engine::{ClientNonce, Commitment, Hash, Money};
     use rusqlite::{params, Connection};
     use std::sync::Arc;
+
+    /// A database of 0001 and 0003 (version 2, as the main line made them
+    /// before 0002 was merged) gets 0002 and ends at the latest version.
+    #[test]
+    fn a_database_migrated_out_of_order_catches_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out-of-order.sqlite3");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch(MIGRATIONS[2]).unwrap();
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        drop(conn);
+        let store = SqliteStore::open(&path, Arc::new(ManualClock::new(0))).unwrap();
+        assert!(store.blocks().unwrap().is_empty());
+        drop(store);
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+        let columns: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM pragma_table_info('blocks') WHERE name IN ('money', 'seeding')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(columns, 2);
+    }
 
     /// A data directory of the first schema, with a block and a sale in it,
     /// opens under the current one: its block is real money seeded from
