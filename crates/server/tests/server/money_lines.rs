@@ -9,13 +9,13 @@ use eldorado_server::store::PlayerKind;
 use eldorado_server::AppState;
 use serde_json::Value;
 
-fn verify_money(body: &Value, money: Money, stake: u64) {
+fn verify_money(body: &Value, key: &eldorado_engine::PublicKeyBytes, money: Money, stake: u64) {
     let sale: SignedSale = serde_json::from_value(body["sale"].clone()).unwrap();
     let commitment: SignedCommitment = serde_json::from_value(body["commitment"].clone()).unwrap();
     let report = verify_sale(
         &sale,
         &commitment,
-        &shared().public_key,
+        key,
         &Expected {
             stake_cents: Some(stake),
             money: Some(money),
@@ -32,8 +32,10 @@ async fn blocks(router: &axum::Router) -> Vec<Value> {
 
 #[tokio::test]
 async fn demo_players_buy_play_money_blocks_and_operator_players_real_ones_only() {
-    let router = router();
-    let state = shared();
+    // Its own server: it closes blocks, which other servers opened on the
+    // shared data directory must not find missing.
+    let state = &fresh_mixed_server("money-lines");
+    let router = eldorado_server::app(state.clone());
     let (demo, _) = demo_player(&router).await;
     let operator = operator_player(&router, state, "ext-money-lines", 1_000).await;
     let session = call(&router, Method::GET, "/api/session", Some(&demo), None).await;
@@ -57,11 +59,11 @@ async fn demo_players_buy_play_money_blocks_and_operator_players_real_ones_only(
         let for_play = play(&router, &demo, stake, &format!("lines-demo-{stake}")).await;
         assert_eq!(for_play.status, StatusCode::OK, "{}", for_play.body);
         assert_eq!(for_play.body["commitment"]["money"], "play");
-        verify_money(&for_play.body, Money::Play, stake);
+        verify_money(&for_play.body, &state.public_key, Money::Play, stake);
         let real = play(&router, &operator, stake, &format!("lines-op-{stake}")).await;
         assert_eq!(real.status, StatusCode::OK, "{}", real.body);
         assert_eq!(real.body["commitment"]["money"], "real");
-        verify_money(&real.body, Money::Real, stake);
+        verify_money(&real.body, &state.public_key, Money::Real, stake);
         assert_ne!(for_play.body["sale"]["block"], real.body["sale"]["block"]);
         // The block each sale came from is listed as that money.
         let block = listed
