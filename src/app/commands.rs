@@ -26,7 +26,7 @@ const PENDING_NONCE_KEY: &str = "eldorado.pending_nonce";
 
 /// What a purchase brought back: the sale, or why there is none.
 enum Outcome {
-    Sold(SaleResponse),
+    Sold(Box<SaleResponse>),
     Failed(NetError),
     Refused(Rejection),
 }
@@ -96,7 +96,7 @@ impl Inner {
                         let commands = match outcome {
                             Outcome::Sold(response) => {
                                 let book = inner.book.borrow();
-                                inner.game.borrow_mut().bought(response, &book)
+                                inner.game.borrow_mut().bought(*response, &book)
                             }
                             Outcome::Failed(error) => inner.game.borrow_mut().buy_failed(error),
                             Outcome::Refused(rejection) => {
@@ -212,7 +212,7 @@ impl Inner {
         }
         drop(inner);
         match backend.buy(token, request).await {
-            Ok(response) => Outcome::Sold(response),
+            Ok(response) => Outcome::Sold(Box::new(response)),
             Err(error) => Outcome::Failed(error),
         }
     }
