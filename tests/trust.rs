@@ -256,6 +256,10 @@ async fn a_revealed_ticket_bought_elsewhere_shows_its_result_once_verified() {
     let (root, app) = mount(&backend, Lang::En);
     ready(&app).await;
     app.load_history();
+    wait_for("the history", || {
+        root.query_selector(".eld-history-result").unwrap().is_some()
+    })
+    .await;
     wait_for("the verified result", || {
         text(&root, ".eld-history-result") == "Won €2.00"
     })
