@@ -16,8 +16,8 @@ pub enum Verdict {
 pub enum RowResult {
     /// Not revealed yet: its result stays hidden, as on the board.
     NotRevealed,
-    /// Revealed, its signed sale not verified yet by this page.
-    Checking,
+    /// Revealed, its signed sale not verified by this page (yet).
+    Unverified,
     Won(u64),
     Lost,
     /// Its signed sale failed verification.
@@ -27,7 +27,7 @@ pub enum RowResult {
 impl RowResult {
     /// Whether the page must still fetch and verify the row's sale.
     pub fn needs_check(self) -> bool {
-        self == RowResult::Checking
+        self == RowResult::Unverified
     }
 }
 
@@ -36,7 +36,7 @@ pub fn row_result(item: &HistoryItem, verdict: Option<Verdict>) -> RowResult {
         return RowResult::NotRevealed;
     }
     match verdict {
-        None => RowResult::Checking,
+        None => RowResult::Unverified,
         Some(Verdict::Verified { prize_cents: 0 }) => RowResult::Lost,
         Some(Verdict::Verified { prize_cents }) => RowResult::Won(prize_cents),
         Some(Verdict::Refused) => RowResult::Refused,
@@ -76,7 +76,7 @@ mod tests {
     fn a_revealed_ticket_shows_the_verified_prize_only() {
         // The server's list claims 70,000; the verified sale says 200.
         let revealed = item(SaleStatus::Revealed, 70_000);
-        assert_eq!(row_result(&revealed, None), RowResult::Checking);
+        assert_eq!(row_result(&revealed, None), RowResult::Unverified);
         assert!(row_result(&revealed, None).needs_check());
         assert_eq!(
             row_result(&revealed, Some(Verdict::Verified { prize_cents: 200 })),

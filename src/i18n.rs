@@ -233,7 +233,6 @@ pub struct Texts {
     /// Stakes, prize table, odds, return, top prize.
     pub figures: [&'static str; 5],
     pub history_hidden: &'static str,
-    pub history_checking: &'static str,
     pub history_refused: &'static str,
     pub history_not_revealed: &'static str,
     pub receipt: &'static str,
@@ -330,7 +329,6 @@ pub static FR: Texts = Texts {
     config_mismatch: "Échec de la vérification : la configuration du serveur contredit les règles du jeu (les chiffres affichés ici sont ceux des règles) :",
     figures: ["mises", "table des gains", "chances de gain", "taux de retour", "gain maximum"],
     history_hidden: "Résultat caché jusqu'à la révélation",
-    history_checking: "Vérification…",
     history_refused: "Échec de la vérification",
     history_not_revealed: "Ce ticket n'est pas encore dévoilé : terminez-le dans le jeu pour voir son résultat.",
     receipt: "Reçu",
@@ -427,7 +425,6 @@ pub static EN: Texts = Texts {
     config_mismatch: "Verification failed: the server's configuration contradicts the game rules (the figures shown here are the rules'):",
     figures: ["stakes", "prize table", "odds", "return to players", "top prize"],
     history_hidden: "Result hidden until revealed",
-    history_checking: "Verifying…",
     history_refused: "Verification failed",
     history_not_revealed: "This ticket is not revealed yet: finish it in the game to see its result.",
     receipt: "Receipt",

@@ -349,7 +349,6 @@ pub fn history_row(
     text_child(&row, "td", "", &when)?;
     text_child(&row, "td", "", &format_cents(item.stake_cents, money))?;
     let cell = child(&row, "td", "eld-history-result")?;
-    set_attr(&cell, "data-result-for", &item.sale_id.to_string());
     fill_row_result(&cell, lang, result);
     let status = if item.is_revealed() {
         t.revealed
@@ -376,11 +375,11 @@ pub fn history_row(
 }
 
 /// A history row's result cell: a result only once revealed and verified.
-pub fn fill_row_result(cell: &Element, lang: Lang, result: RowResult) {
+fn fill_row_result(cell: &Element, lang: Lang, result: RowResult) {
     let t = lang.texts();
     let text = match result {
         RowResult::NotRevealed => t.history_hidden.to_owned(),
-        RowResult::Checking => t.history_checking.to_owned(),
+        RowResult::Unverified => t.not_verified.to_owned(),
         RowResult::Won(prize) => {
             format!("{} {}", t.won, format_cents(prize, lang.money_notation()))
         }

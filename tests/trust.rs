@@ -257,7 +257,9 @@ async fn a_revealed_ticket_bought_elsewhere_shows_its_result_once_verified() {
     ready(&app).await;
     app.load_history();
     wait_for("the history", || {
-        root.query_selector(".eld-history-result").unwrap().is_some()
+        root.query_selector(".eld-history-result")
+            .unwrap()
+            .is_some()
     })
     .await;
     wait_for("the verified result", || {

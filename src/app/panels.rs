@@ -10,7 +10,8 @@ use crate::console::LogFailure;
 use crate::dom::{set_attr, set_hidden, text_child};
 use crate::history::{row_result, Verdict};
 use crate::money::format_cents;
-use crate::ui::{fill_checks, fill_row_result, history_row};
+use crate::net::Backend;
+use crate::ui::{fill_checks, history_row};
 use crate::verification::{verify, Buyer, Rejection, VerifiedTicket};
 use eldorado_engine::Money;
 use std::rc::Rc;
@@ -28,9 +29,13 @@ impl Inner {
             None
         };
         let reply = this.backend.history(&token, before);
+        let backend = this.backend.clone();
         let weak = Rc::downgrade(this);
         spawn_local(async move {
             let result = reply.await;
+            if let Ok(page) = &result {
+                Inner::verify_rows(&weak, backend.as_ref(), &token, &page.items).await;
+            }
             let Some(inner) = weak.upgrade() else {
                 return;
             };
@@ -44,11 +49,8 @@ impl Inner {
                     }
                     for item in &page.items {
                         let verdict = inner.verdicts.borrow().get(&item.sale_id).copied();
-                        let result = row_result(item, verdict);
-                        history_row(body, lang, item, result).log_failure("adding a history row");
-                        if result.needs_check() {
-                            Inner::check_row(&inner, item);
-                        }
+                        history_row(body, lang, item, row_result(item, verdict))
+                            .log_failure("adding a history row");
                     }
                     if !more && page.items.is_empty() {
                         crate::dom::child(body, "tr", "")
@@ -73,47 +75,33 @@ impl Inner {
         });
     }
 
-    /// A revealed ticket this page has not verified yet (bought before a
-    /// reload, or elsewhere): its signed sale is fetched and verified before
-    /// its row shows a result.
-    fn check_row(this: &Rc<Inner>, item: &HistoryItem) {
-        let Some(token) = this.token.borrow().clone() else {
-            return;
-        };
-        let (sale_id, stake) = (item.sale_id, item.stake_cents);
-        let reply = this.backend.sale(&token, sale_id);
-        let weak = Rc::downgrade(this);
-        spawn_local(async move {
-            let Some(response) = reply.await.log_failure("fetching a past ticket to verify") else {
-                return;
-            };
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            let item = inner
-                .history_items
-                .borrow()
-                .iter()
-                .find(|i| i.sale_id == sale_id)
-                .cloned();
-            // Verified whatever the row shows, so the verdict is kept.
-            inner.verify_past(&response, stake).ok();
-            let (Some(item), Some(verdict)) =
-                (item, inner.verdicts.borrow().get(&sale_id).copied())
-            else {
-                return;
-            };
-            let selector = format!("[data-result-for=\"{sale_id}\"]");
-            if let Some(cell) = inner
-                .ui
-                .history_body
-                .query_selector(&selector)
-                .log_failure("finding a history row")
-                .flatten()
-            {
-                fill_row_result(&cell, inner.lang, row_result(&item, Some(verdict)));
+    /// Revealed tickets this page has not verified yet (bought before a
+    /// reload, or elsewhere): their signed sales are fetched and verified
+    /// before the rows show, so a row never shows an unverified result. A
+    /// sale that cannot be fetched leaves its row « not verified ».
+    async fn verify_rows(
+        weak: &std::rc::Weak<Inner>,
+        backend: &dyn Backend,
+        token: &str,
+        items: &[HistoryItem],
+    ) {
+        for item in items {
+            let needed = weak.upgrade().is_some_and(|inner| {
+                let verdict = inner.verdicts.borrow().get(&item.sale_id).copied();
+                row_result(item, verdict).needs_check()
+            });
+            if !needed {
+                continue;
             }
-        });
+            let fetched = backend
+                .sale(token, item.sale_id)
+                .await
+                .log_failure("fetching a past ticket to verify");
+            if let (Some(response), Some(inner)) = (fetched, weak.upgrade()) {
+                // The verdict is recorded either way; the row reads it.
+                inner.verify_past(&response, item.stake_cents).ok();
+            }
+        }
     }
 
     /// Verifies a sale of this player fetched again from the server, with
