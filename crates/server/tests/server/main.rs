@@ -1,4 +1,5 @@
-//! HTTP-level tests of the game server (one binary: one shared server).
+//! HTTP-level tests of the game server (one binary; every server in it is a
+//! copy of one seeded template, see `common.rs`).
 
 mod api;
 mod common;

@@ -27,7 +27,7 @@ async fn block_of(router: &axum::Router, status: &str, stake: u64) -> Vec<u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
-    let dir = data_dir("restart");
+    let dir = fresh_data_dir("restart");
     let state = start(&dir);
     let public_key = state.public_key;
     let router = app(state.clone());
@@ -160,7 +160,11 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
         None,
     )
     .await;
-    assert_eq!(closed.body["status"], "closed");
+    assert_eq!(
+        closed.body["status"], "closed",
+        "{} {}",
+        closed.status, closed.body
+    );
     let sale = play(&router, &token, 100, "after-close-1").await.body;
     assert_eq!(sale["sale"]["block"], pending100);
 }
