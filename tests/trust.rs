@@ -296,3 +296,35 @@ async fn a_paytable_unlike_the_rules_is_a_failed_check() {
     assert!(info.contains("14\u{202F}000"), "{info}");
     assert!(!info.contains("18\u{202F}000"), "{info}");
 }
+
+#[wasm_bindgen_test]
+async fn the_commitments_seen_survive_a_reload() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE, fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::En);
+    ready(&app).await;
+    click(&root, ".eld-play");
+    wait_for("the first ticket", || {
+        app.game().ticket().is_some() && app.game().phase() == &Phase::Ready
+    })
+    .await;
+    drop(app);
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    let key = format!(
+        "eldorado.commitments.{}",
+        backend.state.borrow().block.public_key_hex()
+    );
+    let saved = storage.get_item(&key).unwrap().expect("the book is saved");
+
+    // After the reload the server announces block 1 with another root.
+    let other = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    backend.state.borrow_mut().announced = Some(vec![other.commitment]);
+    let (root, app) = mount(&backend, Lang::En);
+    // `mount` starts from an empty storage; the reloaded browser still has
+    // its book (set before the session loads, which is asynchronous).
+    storage.set_item(&key, &saved).unwrap();
+    ready(&app).await;
+    click(&root, ".eld-play");
+    wait_for("the refusal", || app.game().notice().is_some()).await;
+    assert_eq!(backend.state.borrow().buy_keys.len(), 1, "nothing bought");
+    assert!(text(&root, ".eld-notice-text").contains("two different commitments"));
+}
