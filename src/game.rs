@@ -302,7 +302,8 @@ impl Game {
     }
 
     /// The purchase is refused before it is sent (the server announced two
-    /// commitments for one block): nothing was bought.
+    /// commitments for one block): nothing was bought. The balance is still
+    /// read again, so every refusal means the same on screen.
     pub fn refuse_purchase(&mut self, rejection: Rejection) -> Vec<Command> {
         if !matches!(self.phase, Phase::Buying { .. }) {
             return Vec::new();
@@ -312,6 +313,7 @@ impl Game {
         vec![
             Command::Announce(Announcement::Rejected(rejection)),
             Command::Sound(Cue::Refused),
+            Command::RefreshBalance,
         ]
     }
 
