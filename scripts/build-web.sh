@@ -4,6 +4,10 @@
 # for speed), then wasm-opt -Oz from binaryen >= 116 (scripts/setup.sh
 # installs it; Debian's 108 breaks wasm-bindgen's externref table).
 #   WASM_OPT=/path/to/wasm-opt scripts/build-web.sh
+# Pinning the operator key: ELDORADO_OPERATOR_KEY=<64 hex digits> is read by
+# the compiler (option_env!) and built into the bundle; the page then refuses
+# to play against a server announcing any other key. Unset or empty: no pin.
+#   ELDORADO_OPERATOR_KEY=d04ab232…8737 scripts/build-web.sh   (the key of GET /api/config)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

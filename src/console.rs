@@ -25,13 +25,13 @@ impl<T, E: Debug> LogFailure<T> for Result<T, E> {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn warn(message: &str) {
+pub fn warn(message: &str) {
     web_sys::console::warn_1(&message.into());
 }
 
 // Calls into JavaScript abort outside wasm, and the pure modules' native
 // tests may still reach a failure path.
 #[cfg(not(target_arch = "wasm32"))]
-fn warn(message: &str) {
+pub fn warn(message: &str) {
     eprintln!("{message}");
 }

@@ -2,7 +2,7 @@
 //! exactly as the server builds them: for the tests, the fake backend and
 //! the verification benchmark. Nothing here is reachable from the game.
 
-use crate::api::{Config, Odds, PrizeRow, SaleResponse};
+use crate::api::{Config, SaleResponse};
 use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::prize_table::BLOCK_TICKETS;
@@ -118,11 +118,25 @@ impl FixtureBlock {
         self.sign(self.unsigned_sale(position, sale_id, sold_at_ms))
     }
 
-    /// The server's answer to buying ticket `position` with `balance_before`.
+    /// The server's answer to buying ticket `position` with `balance_before`
+    /// (the fixtures' player, a zero nonce).
     pub fn response(&self, position: u32, sale_id: u64, balance_before: u64) -> SaleResponse {
+        self.response_to(position, sale_id, balance_before, ClientNonce([0; 16]))
+    }
+
+    /// The server's answer to a purchase that sent `nonce`.
+    pub fn response_to(
+        &self,
+        position: u32,
+        sale_id: u64,
+        balance_before: u64,
+        nonce: ClientNonce,
+    ) -> SaleResponse {
         let ticket = &self.tickets[position as usize];
+        let mut sale = self.unsigned_sale(position, sale_id, 1_700_000_000_000 + sale_id);
+        sale.client_nonce = nonce;
         SaleResponse {
-            sale: self.sale(position, sale_id, 1_700_000_000_000 + sale_id),
+            sale: self.sign(sale),
             commitment: self.commitment.clone(),
             balance_before_cents: balance_before,
             balance_after_cents: balance_before - ticket.stake_cents + ticket.prize_cents,
@@ -132,36 +146,21 @@ impl FixtureBlock {
     }
 }
 
-/// The configuration a server with the fixtures' key would publish, the
-/// prize table taken from the engine.
+/// The configuration a server with the fixtures' key would publish, every
+/// figure taken from the engine.
 pub fn config(public_key_hex: &str) -> Config {
-    use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, RANKS};
-    use eldorado_engine::Stake;
-    let (tickets, winners) = odds_fraction();
+    use crate::rules_check::{max_wins, odds, prize_rows, stakes};
+    use eldorado_engine::prize_table::rtp_basis_points;
     Config {
-        stakes_cents: Stake::ALL.iter().map(|s| s.cents()).collect(),
+        stakes_cents: stakes(),
         public_key: public_key_hex.to_owned(),
         rtp_basis_points: rtp_basis_points(),
-        odds: Odds { tickets, winners },
-        max_win_cents: Stake::ALL
-            .iter()
-            .map(|s| (s.cents().to_string(), max_win_cents(*s)))
+        odds: odds(),
+        max_win_cents: max_wins()
+            .into_iter()
+            .map(|(stake, max)| (stake.to_string(), max))
             .collect(),
-        prize_table: RANKS
-            .iter()
-            .map(|r| PrizeRow {
-                rank: r.rank,
-                multiple: u64::from(r.multiple),
-                count: u64::from(r.count),
-                direct: u64::from(r.direct),
-                via_extras: u64::from(r.via_extras),
-                decompositions: r
-                    .decompositions
-                    .iter()
-                    .map(|d| d.iter().map(|&a| u64::from(a)).collect())
-                    .collect(),
-            })
-            .collect(),
+        prize_table: prize_rows(),
         demo: true,
         starting_balance_cents: 5000,
     }

@@ -2,8 +2,28 @@
 //! the glue feeds it events and carries out the commands it returns.
 
 use crate::api::{NetError, SaleResponse};
-use crate::verification::{verify, Rejection, VerifiedTicket};
-use eldorado_engine::PublicKeyBytes;
+use crate::commitments::CommitmentBook;
+use crate::verification::{verify, Buyer, Rejection, VerifiedTicket};
+use eldorado_engine::verify::CommitmentSeen;
+use eldorado_engine::{ClientNonce, Money, PublicKeyBytes};
+
+/// Who plays: the session's player id and kind of money, which every sale
+/// shown must match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Player {
+    pub id: String,
+    pub money: Money,
+}
+
+/// What identifies one purchase: the idempotency key (a retry resends it,
+/// so the server never sells twice) and the random nonce the sale must
+/// carry back (so an old or foreign sale cannot answer this purchase).
+/// Drawn together and kept together, so a retry resends both.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Purchase {
+    pub key: String,
+    pub nonce: ClientNonce,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -11,10 +31,10 @@ pub enum Phase {
     Loading,
     /// Waiting for « Jouer ».
     Ready,
-    /// A purchase request is in flight under this idempotency key.
-    Buying { stake: u64, key: String },
-    /// The purchase got no definite answer: a retry must reuse the key.
-    BuyFailed { stake: u64, key: String },
+    /// A purchase request is in flight under this key and nonce.
+    Buying { stake: u64, purchase: Purchase },
+    /// The purchase got no definite answer: a retry must reuse key and nonce.
+    BuyFailed { stake: u64, purchase: Purchase },
     /// Grid `grid` (0 = main) is being revealed.
     Revealing { grid: usize },
     /// Extra grid `next` is waiting for the « Extra » button.
@@ -51,10 +71,14 @@ pub enum Button {
 /// Side effects for the glue.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// Load the announced commitments, then buy.
     Buy {
         stake: u64,
-        key: String,
+        purchase: Purchase,
     },
+    /// Read the balance again from the server (after a refused sale, whose
+    /// own balance figures are not to be believed).
+    RefreshBalance,
     /// Start revealing grid `grid` of the current ticket (instantly for a
     /// grid the player had already seen before an interruption).
     Reveal {
@@ -95,7 +119,7 @@ pub struct Game {
     /// What "Disponibilités" shows: the stake is taken at once, the prize
     /// only once the reveal ends.
     balance: u64,
-    /// The server's balance after the current ticket, shown at its end.
+    /// The verified balance after the current ticket, shown at its end.
     settled_balance: u64,
     phase: Phase,
     ticket: Option<VerifiedTicket>,
@@ -105,6 +129,7 @@ pub struct Game {
     popup: Option<Popup>,
     resume: Option<SaleResponse>,
     operator: Option<PublicKeyBytes>,
+    player: Option<Player>,
 }
 
 impl Game {
@@ -126,6 +151,7 @@ impl Game {
             popup: None,
             resume: None,
             operator: None,
+            player: None,
         }
     }
 
@@ -161,10 +187,12 @@ impl Game {
     pub fn start(
         &mut self,
         operator: PublicKeyBytes,
+        player: Player,
         balance: u64,
         unrevealed: Option<SaleResponse>,
     ) {
         self.operator = Some(operator);
+        self.player = Some(player);
         self.balance = balance;
         self.settled_balance = balance;
         self.phase = Phase::Ready;
@@ -213,9 +241,9 @@ impl Game {
         Some(ticket.extras.saturating_sub(started as u8))
     }
 
-    /// « Jouer », « Extra », Space or Enter. `new_key` draws a fresh
-    /// idempotency key, used only when a new purchase starts.
-    pub fn press(&mut self, new_key: impl FnOnce() -> String) -> Vec<Command> {
+    /// « Jouer », « Extra », Space or Enter. `new_purchase` draws a fresh
+    /// key and nonce, used only when a new purchase starts.
+    pub fn press(&mut self, new_purchase: impl FnOnce() -> Purchase) -> Vec<Command> {
         match self.phase.clone() {
             Phase::Loading | Phase::Buying { .. } => Vec::new(),
             Phase::Ready => {
@@ -228,26 +256,26 @@ impl Game {
                         Command::Sound(Cue::Refused),
                     ];
                 }
-                let key = new_key();
+                let purchase = new_purchase();
                 self.notice = None;
                 self.ticket = None;
                 self.revealed = 0;
                 self.phase = Phase::Buying {
                     stake: self.stake,
-                    key: key.clone(),
+                    purchase: purchase.clone(),
                 };
                 vec![Command::Buy {
                     stake: self.stake,
-                    key,
+                    purchase,
                 }]
             }
-            Phase::BuyFailed { stake, key } => {
+            Phase::BuyFailed { stake, purchase } => {
                 self.notice = None;
                 self.phase = Phase::Buying {
                     stake,
-                    key: key.clone(),
+                    purchase: purchase.clone(),
                 };
-                vec![Command::Buy { stake, key }]
+                vec![Command::Buy { stake, purchase }]
             }
             Phase::Revealing { .. } => vec![Command::FinishReveal],
             Phase::AwaitingExtra { next } => {
@@ -261,23 +289,42 @@ impl Game {
         }
     }
 
-    /// The server sold a ticket: nothing of it shows unless it verifies.
-    pub fn bought(&mut self, response: SaleResponse) -> Vec<Command> {
-        let stake = match &self.phase {
-            Phase::Buying { stake, .. } => *stake,
+    /// The server sold a ticket: nothing of it shows unless it verifies,
+    /// its block's commitment included, against `book` as it stood before
+    /// the purchase.
+    pub fn bought(&mut self, response: SaleResponse, book: &CommitmentBook) -> Vec<Command> {
+        let (stake, nonce) = match &self.phase {
+            Phase::Buying { stake, purchase } => (*stake, purchase.nonce),
             _ => return Vec::new(),
         };
-        self.begin_ticket(response, stake)
+        let block = response.commitment.commitment.block;
+        self.begin_ticket(response, stake, Some(nonce), book.seen(block))
+    }
+
+    /// The purchase is refused before it is sent (the server announced two
+    /// commitments for one block): nothing was bought. The balance is still
+    /// read again, so every refusal means the same on screen.
+    pub fn refuse_purchase(&mut self, rejection: Rejection) -> Vec<Command> {
+        if !matches!(self.phase, Phase::Buying { .. }) {
+            return Vec::new();
+        }
+        self.phase = Phase::Ready;
+        self.notice = Some(Notice::Rejected(rejection.clone()));
+        vec![
+            Command::Announce(Announcement::Rejected(rejection)),
+            Command::Sound(Cue::Refused),
+            Command::RefreshBalance,
+        ]
     }
 
     pub fn buy_failed(&mut self, error: NetError) -> Vec<Command> {
-        let Phase::Buying { stake, key } = self.phase.clone() else {
+        let Phase::Buying { stake, purchase } = self.phase.clone() else {
             return Vec::new();
         };
         self.phase = if error.is_definite_refusal() {
             Phase::Ready
         } else {
-            Phase::BuyFailed { stake, key }
+            Phase::BuyFailed { stake, purchase }
         };
         self.notice = Some(Notice::Net(error.clone()));
         vec![
@@ -286,9 +333,15 @@ impl Game {
         ]
     }
 
-    /// Finishes the interrupted ticket offered at load. `stake_played` is the
-    /// stake this browser remembers sending, if it does.
-    pub fn resume(&mut self, stake_played: Option<u64>) -> Vec<Command> {
+    /// Finishes the interrupted ticket offered at load. `stake_played` and
+    /// `nonce` are what this browser remembers sending, if it does; its
+    /// block is checked against `book` when the block is in it.
+    pub fn resume(
+        &mut self,
+        stake_played: Option<u64>,
+        nonce: Option<ClientNonce>,
+        book: &CommitmentBook,
+    ) -> Vec<Command> {
         if self.phase != Phase::Ready {
             return Vec::new();
         }
@@ -299,27 +352,44 @@ impl Game {
             self.notice = None;
         }
         let stake = stake_played.unwrap_or(response.sale.sale.ticket.stake_cents);
-        self.balance = response.balance_before_cents;
-        self.begin_ticket(response, stake)
+        let block = response.commitment.commitment.block;
+        self.begin_ticket(response, stake, nonce, book.seen_if_known(block))
     }
 
-    fn begin_ticket(&mut self, response: SaleResponse, stake_played: u64) -> Vec<Command> {
-        let Some(operator) = self.operator else {
+    fn begin_ticket(
+        &mut self,
+        response: SaleResponse,
+        stake_played: u64,
+        nonce: Option<ClientNonce>,
+        seen: CommitmentSeen<'_>,
+    ) -> Vec<Command> {
+        let (Some(operator), Some(player)) = (self.operator, self.player.as_ref()) else {
             return Vec::new();
         };
-        self.settled_balance = response.balance_after_cents;
-        match verify(&response, &operator, stake_played) {
+        let buyer = Buyer {
+            stake_cents: stake_played,
+            player: &player.id,
+            money: player.money,
+            client_nonce: nonce,
+            commitment_seen: seen,
+        };
+        match verify(&response, &operator, &buyer) {
             Err(rejection) => {
+                // Nothing of a refused sale reaches the screen, its balance
+                // figures included (they would give the prize away): the
+                // balance is read again from the session instead.
                 self.phase = Phase::Ready;
                 self.ticket = None;
-                self.balance = response.balance_after_cents;
                 self.notice = Some(Notice::Rejected(rejection.clone()));
                 vec![
                     Command::Announce(Announcement::Rejected(rejection)),
                     Command::Sound(Cue::Refused),
+                    Command::RefreshBalance,
                 ]
             }
             Ok(ticket) => {
+                // Both figures passed the balance check with the ticket.
+                self.settled_balance = response.balance_after_cents;
                 self.balance = response
                     .balance_before_cents
                     .saturating_sub(ticket.stake_cents);

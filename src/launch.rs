@@ -1,4 +1,5 @@
-//! What the page is launched with: `?server=<url>&token=<session>&lang=en`.
+//! What the page is launched with:
+//! `?server=<url>&token=<session>&lang=en&key=<operator key, hex>`.
 //! An operator portal embeds the game in an iframe with its own session
 //! token; without one the game opens a demo player on the serving origin.
 
@@ -11,6 +12,9 @@ pub struct Launch {
     /// Operator session token; `None` asks for a demo player.
     pub token: Option<String>,
     pub lang: Lang,
+    /// The operator key the portal pins (hex), checked against the server's
+    /// before any purchase; kept as given, so an unreadable one stops the game.
+    pub key: Option<String>,
 }
 
 impl Launch {
@@ -19,12 +23,13 @@ impl Launch {
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
         origin: &str,
     ) -> Launch {
-        let (mut server, mut token, mut lang) = (None, None, None);
-        for (key, value) in pairs {
-            match key {
+        let (mut server, mut token, mut lang, mut key) = (None, None, None, None);
+        for (name, value) in pairs {
+            match name {
                 "server" => server = Some(value),
                 "token" => token = Some(value),
                 "lang" => lang = Some(value),
+                "key" => key = Some(value),
                 _ => {}
             }
         }
@@ -35,6 +40,7 @@ impl Launch {
             server: server.trim_end_matches('/').to_owned(),
             token: token.filter(|t| is_token(t)).map(str::to_owned),
             lang: Lang::from_query(lang),
+            key: key.map(str::to_owned),
         }
     }
 }
@@ -59,6 +65,7 @@ mod tests {
         assert_eq!(launch.server, "https://jeux.example");
         assert_eq!(launch.token, None);
         assert_eq!(launch.lang, Lang::Fr);
+        assert_eq!(launch.key, None);
     }
 
     #[test]
@@ -68,9 +75,11 @@ mod tests {
                 ("server", "https://api.example/"),
                 ("token", "ab12"),
                 ("lang", "en"),
+                ("key", "ABCD"),
             ],
             "https://portal.example",
         );
+        assert_eq!(launch.key.as_deref(), Some("ABCD"));
         assert_eq!(launch.server, "https://api.example");
         assert_eq!(launch.token.as_deref(), Some("ab12"));
         assert_eq!(launch.lang, Lang::En);

@@ -2,24 +2,30 @@
 //! every sale, compiled to WebAssembly.
 //!
 //! Pure modules (`game`, `i18n`, `money`, `layout`, `reveal`, `launch`,
-//! `verification`, `api`) know nothing of the DOM and are tested natively;
-//! the glue (`app`, `ui`, `board`, `symbols`, `sound`, `net`, `dom`,
-//! `console`) talks to the browser. Outcomes come only from the server's signed sales; the
+//! `verification`, `commitments`, `operator_key`, `rules_check`, `history`,
+//! `api`) know nothing of the DOM and are tested natively; the glue (`app`,
+//! `ui`, `board`, `symbols`, `sound`, `net`, `dom`, `receipt`, `console`)
+//! talks to the browser. Outcomes come only from the server's signed sales; the
 //! engine is used here to verify and to draw, never to decide.
 
 pub mod api;
 pub mod app;
 pub mod board;
+pub mod commitments;
 pub mod console;
 pub mod dom;
 pub mod fixtures;
 pub mod game;
+pub mod history;
 pub mod i18n;
 pub mod launch;
 pub mod layout;
 pub mod money;
 pub mod net;
+pub mod operator_key;
+pub mod receipt;
 pub mod reveal;
+pub mod rules_check;
 pub mod sound;
 pub mod symbols;
 pub mod ui;
@@ -42,14 +48,14 @@ pub struct GameHandle {
     _app: app::App,
 }
 
-/// Mounts the game in `root`, reading `?server=`, `?token=` and `?lang=`
-/// from the page address.
+/// Mounts the game in `root`, reading `?server=`, `?token=`, `?lang=` and
+/// `?key=` from the page address.
 #[wasm_bindgen]
 pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
     let location = dom::window()?.location();
     let origin = location.origin()?;
     let params = web_sys::UrlSearchParams::new_with_str(&location.search()?)?;
-    let pairs: Vec<(String, String)> = ["server", "token", "lang"]
+    let pairs: Vec<(String, String)> = ["server", "token", "lang", "key"]
         .iter()
         .filter_map(|key| params.get(key).map(|v| (key.to_string(), v)))
         .collect();
@@ -106,6 +112,15 @@ impl BenchCase {
 
     /// Everything the game checks before showing a sale.
     pub fn verify_once(&self) -> bool {
-        verification::verify(&self.response, &self.key, 100).is_ok()
+        let buyer = verification::Buyer {
+            stake_cents: 100,
+            player: fixtures::PLAYER,
+            money: eldorado_engine::Money::Play,
+            client_nonce: Some(self.response.sale.sale.client_nonce),
+            commitment_seen: eldorado_engine::verify::CommitmentSeen::Seen(
+                &self.response.commitment,
+            ),
+        };
+        verification::verify(&self.response, &self.key, &buyer).is_ok()
     }
 }

@@ -23,6 +23,8 @@ pub trait Backend {
     fn session(&self, token: &str) -> Reply<Session>;
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse>;
     fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse>;
+    /// The same sale as the exact JSON text the server sent: the receipt.
+    fn receipt(&self, token: &str, sale_id: u64) -> Reply<String>;
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck>;
     fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage>;
     fn blocks(&self) -> Reply<BlockList>;
@@ -43,7 +45,7 @@ impl HttpBackend {
     }
 
     fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
-        decoded(self.request("GET", path, token, None))
+        decoded(self.request("GET", path, token, None, Body::Json))
     }
 
     fn post<T: DeserializeOwned + 'static>(
@@ -53,7 +55,7 @@ impl HttpBackend {
         body: &impl Serialize,
     ) -> Reply<T> {
         match to_json(body) {
-            Ok(body) => decoded(self.request("POST", path, token, Some(body))),
+            Ok(body) => decoded(self.request("POST", path, token, Some(body), Body::Json)),
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
@@ -66,11 +68,12 @@ impl HttpBackend {
         path: &str,
         token: Option<&str>,
         body: Option<String>,
+        read: Body,
     ) -> Reply<JsValue> {
         let url = format!("{}{path}", self.base);
         let token = token.map(str::to_owned);
         let timeout = self.timeout_ms;
-        Box::pin(async move { fetch_json(&url, method, token.as_deref(), body, timeout).await })
+        Box::pin(async move { fetch(&url, method, token.as_deref(), body, timeout, read).await })
     }
 }
 
@@ -95,6 +98,16 @@ impl Backend for HttpBackend {
     }
     fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse> {
         self.get(&format!("/api/sales/{sale_id}"), Some(token))
+    }
+    fn receipt(&self, token: &str, sale_id: u64) -> Reply<String> {
+        let reply = self.request(
+            "GET",
+            &format!("/api/sales/{sale_id}"),
+            Some(token),
+            None,
+            Body::Text,
+        );
+        Box::pin(async move { reply.await?.as_string().ok_or(NetError::Decode) })
     }
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         self.post(
@@ -121,6 +134,14 @@ impl Backend for HttpBackend {
 #[derive(Serialize)]
 struct Empty {}
 
+/// How a successful answer's body is read.
+#[derive(Clone, Copy)]
+enum Body {
+    Json,
+    /// As the exact text sent (a receipt is the server's bytes, not ours).
+    Text,
+}
+
 fn to_json(value: &impl Serialize) -> Result<String, NetError> {
     let js = serde_wasm_bindgen::to_value(value).map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
@@ -128,12 +149,13 @@ fn to_json(value: &impl Serialize) -> Result<String, NetError> {
         .map_err(|_| NetError::Decode)
 }
 
-async fn fetch_json(
+async fn fetch(
     url: &str,
     method: &str,
     token: Option<&str>,
     body: Option<String>,
     timeout_ms: u32,
+    read: Body,
 ) -> Result<JsValue, NetError> {
     let window = web_sys::window().ok_or(NetError::Network)?;
     let init = web_sys::RequestInit::new();
@@ -164,7 +186,11 @@ async fn fetch_json(
         .dyn_into()
         .map_err(|_| NetError::Network)?;
     let status = response.status();
-    let json = match response.json() {
+    let body = match (response.ok(), read) {
+        (true, Body::Text) => response.text(),
+        _ => response.json(),
+    };
+    let json = match body {
         Ok(promise) => JsFuture::from(promise)
             .await
             .map_err(|e| match classify(&e) {

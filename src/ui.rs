@@ -1,11 +1,14 @@
 //! The page's elements: built once in Rust (so the tests can mount the
 //! whole game anywhere), then only updated.
 
-use crate::api::{BlockInfo, Config, HistoryItem};
-use crate::dom::{child, set_attr, text_child};
+use crate::api::HistoryItem;
+use crate::dom::{child, set_attr, set_text, text_child};
+use crate::history::RowResult;
 use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short, format_ratio};
+use crate::rules_check::{max_wins, odds, prize_rows, stakes, Figure};
 use eldorado_engine::line::Award;
+use eldorado_engine::prize_table::rtp_basis_points;
 use eldorado_engine::verify::Check;
 use eldorado_engine::{Combination, Symbol};
 use wasm_bindgen::{JsCast, JsValue};
@@ -25,6 +28,7 @@ pub struct Ui {
     pub extra_zone: HtmlElement,
     pub extra_count: HtmlElement,
     pub caption: HtmlElement,
+    pub money_tag: HtmlElement,
     pub stakes: Vec<(u64, HtmlButtonElement)>,
     pub play: HtmlButtonElement,
     pub notice: HtmlElement,
@@ -33,6 +37,8 @@ pub struct Ui {
     pub badge: HtmlElement,
     pub badge_label: HtmlElement,
     pub badge_list: HtmlElement,
+    /// The operator key's fingerprint and where it comes from.
+    pub badge_key: HtmlElement,
     pub live: HtmlElement,
     pub history: HtmlElement,
     pub history_body: HtmlElement,
@@ -40,7 +46,6 @@ pub struct Ui {
     pub history_detail: HtmlElement,
     pub info: HtmlElement,
     pub info_body: HtmlElement,
-    pub remaining: HtmlElement,
 }
 
 fn button(parent: &Element, class: &str, text: &str) -> Result<HtmlButtonElement, JsValue> {
@@ -92,6 +97,8 @@ impl Ui {
         extra_zone.set_hidden(true);
 
         let caption = text_child(root, "p", "eld-caption", "")?;
+        let money_tag = text_child(root, "p", "eld-money-tag", t.play_money)?;
+        money_tag.set_hidden(true);
 
         let controls = child(root, "div", "eld-controls")?;
         let group = child(&controls, "fieldset", "eld-stakes")?;
@@ -116,6 +123,7 @@ impl Ui {
         let badge_label = text_child(&summary, "span", "eld-badge-label", t.verified)?;
         text_child(&badge, "p", "", t.checks_intro)?;
         let badge_list = child(&badge, "ul", "eld-checks")?;
+        let badge_key = text_child(&badge, "p", "eld-key", "")?;
 
         let live = child(root, "div", "eld-live")?;
         set_attr(&live, "aria-live", "polite");
@@ -144,7 +152,6 @@ impl Ui {
         let info = child(root, "details", "eld-info")?;
         text_child(&info, "summary", "", t.rules)?;
         let info_body = child(&info, "div", "eld-info-body")?;
-        let remaining = child(&info, "div", "eld-remaining")?;
 
         let footer = child(root, "footer", "eld-footer")?;
         text_child(&footer, "p", "eld-decided", t.decided_by_ticket)?;
@@ -164,6 +171,7 @@ impl Ui {
             extra_zone,
             extra_count,
             caption,
+            money_tag,
             stakes: stake_buttons,
             play,
             notice,
@@ -172,6 +180,7 @@ impl Ui {
             badge,
             badge_label,
             badge_list,
+            badge_key,
             live,
             history,
             history_body,
@@ -179,12 +188,11 @@ impl Ui {
             history_detail,
             info,
             info_body,
-            remaining,
         })
     }
 }
 
-/// Fills a list with every check of a verified ticket.
+/// Fills a list with every check that ran on a verified ticket.
 pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), JsValue> {
     list.set_inner_html("");
     for check in checks {
@@ -194,12 +202,24 @@ pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), J
     Ok(())
 }
 
-/// The rules and prize table, all from the engine and the server's
-/// configuration (never a copy of the rules here).
-pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsValue> {
+/// The rules, prize table, odds, return and top prize, all from the engine
+/// (never a copy of the rules here, never the server's figures); `mismatches`
+/// are the server's figures that contradict them, shown as a failed check.
+pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<(), JsValue> {
     let t = lang.texts();
     let money = lang.money_notation();
+    let stakes = stakes();
     body.set_inner_html("");
+    if !mismatches.is_empty() {
+        let failure = text_child(
+            body,
+            "p",
+            "eld-error eld-config-mismatch",
+            &lang.config_mismatch(mismatches),
+        )?;
+        set_attr(&failure, "data-kind", "rejected");
+        set_attr(&failure, "role", "alert");
+    }
     text_child(body, "p", "", t.rules_intro)?;
     text_child(body, "p", "", t.rules_lines)?;
     text_child(body, "p", "", t.rules_chance)?;
@@ -210,7 +230,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
     let head = child(&table, "tr", "")?;
     text_child(&head, "th", "", t.combination)?;
     text_child(&head, "th", "", t.gives)?;
-    for &stake in &config.stakes_cents {
+    for &stake in &stakes {
         text_child(&head, "th", "", &format_cents_short(stake, money))?;
     }
     for combination in Combination::all() {
@@ -222,7 +242,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
         match award {
             Award::Win(multiple) => {
                 text_child(&row, "td", "", &format!("{multiple} {}", t.times_stake))?;
-                for &stake in &config.stakes_cents {
+                for &stake in &stakes {
                     text_child(
                         &row,
                         "td",
@@ -233,11 +253,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
             }
             Award::Extra => {
                 let cell = text_child(&row, "td", "", t.gives_extra)?;
-                set_attr(
-                    &cell,
-                    "colspan",
-                    &(config.stakes_cents.len() + 1).to_string(),
-                );
+                set_attr(&cell, "colspan", &(stakes.len() + 1).to_string());
             }
         }
     }
@@ -246,14 +262,14 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
     let table = child(body, "table", "eld-prizes")?;
     let head = child(&table, "tr", "")?;
     text_child(&head, "th", "", t.rank)?;
-    for &stake in &config.stakes_cents {
+    for &stake in &stakes {
         text_child(&head, "th", "", &format_cents_short(stake, money))?;
     }
     text_child(&head, "th", "", t.tickets_per_block)?;
-    for row in &config.prize_table {
+    for row in &prize_rows() {
         let tr = child(&table, "tr", "")?;
         text_child(&tr, "td", "", &row.rank.to_string())?;
-        for &stake in &config.stakes_cents {
+        for &stake in &stakes {
             text_child(
                 &tr,
                 "td",
@@ -265,6 +281,7 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
     }
 
     let facts = child(body, "ul", "eld-facts")?;
+    let odds = odds();
     text_child(
         &facts,
         "li",
@@ -272,27 +289,24 @@ pub fn fill_info(body: &Element, lang: Lang, config: &Config) -> Result<(), JsVa
         &format!(
             "{} {}",
             t.odds,
-            format_ratio(config.odds.tickets, config.odds.winners, 2, money)
+            format_ratio(odds.tickets, odds.winners, 2, money)
         ),
     )?;
-    let rtp = format_ratio(config.rtp_basis_points, 100, 0, money);
+    let rtp = format_ratio(rtp_basis_points(), 100, 0, money);
     let percent = match lang {
         Lang::Fr => format!("{rtp}\u{A0}%"),
         Lang::En => format!("{rtp}%"),
     };
     text_child(&facts, "li", "", &format!("{} {percent}", t.rtp))?;
-    let max: Vec<String> = config
-        .stakes_cents
-        .iter()
-        .filter_map(|&s| {
-            config.max_win_for(s).map(|m| {
-                format!(
-                    "{} ({} {})",
-                    format_cents_short(m, money),
-                    t.stake_word,
-                    format_cents_short(s, money)
-                )
-            })
+    let max: Vec<String> = max_wins()
+        .into_iter()
+        .map(|(s, m)| {
+            format!(
+                "{} ({} {})",
+                format_cents_short(m, money),
+                t.stake_word,
+                format_cents_short(s, money)
+            )
         })
         .collect();
     text_child(
@@ -316,51 +330,13 @@ fn describe_combination(lang: Lang, combination: Combination) -> String {
     }
 }
 
-/// The remaining prizes of the open block of `stake`.
-pub fn fill_remaining(
-    target: &Element,
-    lang: Lang,
-    config: &Config,
-    block: Option<&BlockInfo>,
-    stake: u64,
-) -> Result<(), JsValue> {
-    let t = lang.texts();
-    let money = lang.money_notation();
-    target.set_inner_html("");
-    text_child(
-        target,
-        "h3",
-        "",
-        &format!("{} ({})", t.remaining, format_cents_short(stake, money)),
-    )?;
-    let Some(block) = block else {
-        text_child(target, "p", "", t.remaining_none)?;
-        return Ok(());
-    };
-    let list = child(target, "ul", "eld-remaining-list")?;
-    for left in block.remaining_by_rank.iter().flatten() {
-        let prize = config
-            .prize_table
-            .iter()
-            .find(|r| r.rank == left.rank)
-            .map(|r| format_cents_short(r.multiple * stake, money))
-            .unwrap_or_default();
-        text_child(
-            &list,
-            "li",
-            "",
-            &format!("{} {} — {prize} : {}", t.rank, left.rank, left.remaining),
-        )?;
-    }
-    Ok(())
-}
-
-/// One history row; returns its « open » button.
+/// One history row, its result as this page may show it.
 pub fn history_row(
     body: &Element,
     lang: Lang,
     item: &HistoryItem,
-) -> Result<HtmlButtonElement, JsValue> {
+    result: RowResult,
+) -> Result<(), JsValue> {
     let t = lang.texts();
     let money = lang.money_notation();
     let row = child(body, "tr", "")?;
@@ -372,12 +348,8 @@ pub fn history_row(
     let when: String = date.to_locale_string(locale, &JsValue::UNDEFINED).into();
     text_child(&row, "td", "", &when)?;
     text_child(&row, "td", "", &format_cents(item.stake_cents, money))?;
-    let result = if item.prize_cents > 0 {
-        format!("{} {}", t.won, format_cents(item.prize_cents, money))
-    } else {
-        t.lost.to_owned()
-    };
-    text_child(&row, "td", "", &result)?;
+    let cell = child(&row, "td", "eld-history-result")?;
+    fill_row_result(&cell, lang, result);
     let status = if item.is_revealed() {
         t.revealed
     } else {
@@ -392,5 +364,27 @@ pub fn history_row(
     };
     set_attr(&open, "aria-label", &label);
     set_attr(&open, "data-sale", &item.sale_id.to_string());
-    Ok(open)
+    let receipt = button(&cell, "eld-history-receipt", t.receipt)?;
+    let label = match lang {
+        Lang::Fr => format!("Télécharger le reçu du ticket n° {}", item.sale_id),
+        Lang::En => format!("Download the receipt of ticket no. {}", item.sale_id),
+    };
+    set_attr(&receipt, "aria-label", &label);
+    set_attr(&receipt, "data-receipt", &item.sale_id.to_string());
+    Ok(())
+}
+
+/// A history row's result cell: a result only once revealed and verified.
+fn fill_row_result(cell: &Element, lang: Lang, result: RowResult) {
+    let t = lang.texts();
+    let text = match result {
+        RowResult::NotRevealed => t.history_hidden.to_owned(),
+        RowResult::Unverified => t.not_verified.to_owned(),
+        RowResult::Won(prize) => {
+            format!("{} {}", t.won, format_cents(prize, lang.money_notation()))
+        }
+        RowResult::Lost => t.lost.to_owned(),
+        RowResult::Refused => t.history_refused.to_owned(),
+    };
+    set_text(cell, &text);
 }

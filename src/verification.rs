@@ -3,8 +3,8 @@
 
 use crate::api::SaleResponse;
 use eldorado_engine::grid::{Grid, ROWS};
-use eldorado_engine::verify::Check;
-use eldorado_engine::{verify_sale, Expected, LineOutcome, PublicKeyBytes};
+use eldorado_engine::verify::{BalanceChange, Check, CommitmentSeen};
+use eldorado_engine::{verify_sale, ClientNonce, Expected, LineOutcome, Money, PublicKeyBytes};
 
 /// How a line is highlighted once its grid is revealed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -26,6 +26,8 @@ pub struct VerifiedTicket {
     pub stake_cents: u64,
     pub prize_cents: u64,
     pub extras: u8,
+    /// Real or play money, as the block's commitment says.
+    pub money: Money,
     /// Main grid first, then the Extra grids.
     pub grids: Vec<Grid>,
     /// One mark per line, per grid.
@@ -53,45 +55,90 @@ impl VerifiedTicket {
 pub struct Rejection {
     pub check: Check,
     pub reason: String,
+    /// The operator signed two different commitments for one block: the
+    /// player is told so in those words, not only which check failed.
+    pub equivocation: bool,
+}
+
+impl Rejection {
+    pub fn new(check: Check, reason: impl Into<String>) -> Rejection {
+        Rejection {
+            check,
+            reason: reason.into(),
+            equivocation: false,
+        }
+    }
+
+    /// Two signed commitments for `block` that differ.
+    pub fn equivocation(block: u64) -> Rejection {
+        Rejection {
+            check: Check::CommitmentSeen,
+            reason: format!("two different commitments for block {block}"),
+            equivocation: true,
+        }
+    }
+}
+
+/// The buyer's side of a sale: what this page knows without the server.
+/// Every field that is known is checked; the balance is always checked,
+/// from the before/after pair the response itself states.
+#[derive(Clone, Copy, Debug)]
+pub struct Buyer<'a> {
+    /// The stake the player played.
+    pub stake_cents: u64,
+    /// The session's player id.
+    pub player: &'a str,
+    /// The session's kind of money.
+    pub money: Money,
+    /// The nonce sent with the purchase; `None` when the page did not send
+    /// it (a ticket reopened from the history, bought elsewhere).
+    pub client_nonce: Option<ClientNonce>,
+    /// The commitment of the sale's block seen before the purchase.
+    pub commitment_seen: CommitmentSeen<'a>,
 }
 
 /// The key of the game configuration, or why it is unusable.
 pub fn parse_public_key(hex: &str) -> Result<PublicKeyBytes, Rejection> {
-    PublicKeyBytes::from_hex(hex).map_err(|e| Rejection {
-        check: Check::CommitmentSignature,
-        reason: e.to_string(),
-    })
+    PublicKeyBytes::from_hex(hex)
+        .map_err(|e| Rejection::new(Check::CommitmentSignature, e.to_string()))
 }
 
 /// Runs every check; the ticket is returned only if all of them pass.
 pub fn verify(
     response: &SaleResponse,
     operator: &PublicKeyBytes,
-    stake_played_cents: u64,
+    buyer: &Buyer<'_>,
 ) -> Result<VerifiedTicket, Rejection> {
     let report = verify_sale(
         &response.sale,
         &response.commitment,
         operator,
         &Expected {
-            stake_cents: Some(stake_played_cents),
-            ..Expected::default()
+            stake_cents: Some(buyer.stake_cents),
+            player: Some(buyer.player),
+            client_nonce: buyer.client_nonce,
+            money: Some(buyer.money),
+            commitment_seen: buyer.commitment_seen,
+            balance: Some(BalanceChange {
+                before_cents: response.balance_before_cents,
+                after_cents: response.balance_after_cents,
+            }),
         },
     );
     if let Some((check, reason)) = report.first_failure() {
+        // A commitment that differs from one seen before is the operator
+        // speaking with two voices, which the player must hear as such.
+        let equivocation = check == Check::CommitmentSeen
+            && matches!(buyer.commitment_seen, CommitmentSeen::Seen(_));
         return Err(Rejection {
             check,
             reason: reason.to_owned(),
+            equivocation,
         });
     }
     let evaluation = match (report.is_verified(), report.evaluation) {
         (true, Some(evaluation)) => evaluation,
-        _ => {
-            return Err(Rejection {
-                check: Check::Rules,
-                reason: "incomplete verification".to_owned(),
-            })
-        }
+        _ => return Err(Rejection::new(Check::Rules, "incomplete verification")),
     };
     let sale = &response.sale.sale;
     let ticket = &sale.ticket;
@@ -116,6 +163,7 @@ pub fn verify(
         stake_cents: ticket.stake_cents,
         prize_cents: ticket.prize_cents,
         extras: ticket.extras,
+        money: response.commitment.commitment.money,
         grids: ticket.grids.clone(),
         marks,
         checks: report.checks.iter().map(|(c, _)| *c).collect(),

@@ -3,18 +3,16 @@
 
 mod support;
 
-use eldorado_engine::verify::Check;
-use eldorado_engine::Symbol;
+use eldorado_engine::verify::{Check, CommitmentSeen};
+use eldorado_engine::{ClientNonce, Money, Symbol};
 use eldorado_web::api::SaleResponse;
-use eldorado_web::app::App;
 use eldorado_web::fixtures::{self, FixtureBlock};
 use eldorado_web::game::{Phase, Popup};
 use eldorado_web::i18n::Lang;
 use eldorado_web::launch::Launch;
 use eldorado_web::layout::BoardLayout;
 use eldorado_web::reveal::Timing;
-use eldorado_web::verification::{parse_public_key, verify};
-use std::rc::Rc;
+use eldorado_web::verification::{parse_public_key, verify, Buyer, Rejection, VerifiedTicket};
 use support::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -22,22 +20,6 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 const NBSP: char = '\u{A0}';
-
-fn mount(backend: &FakeBackend, lang: Lang) -> (web_sys::HtmlElement, App) {
-    let root = host();
-    let launch = Launch {
-        server: "http://fake".to_owned(),
-        token: Some("player-token".to_owned()),
-        lang,
-    };
-    let app = App::mount(&root, launch, Rc::new(backend.clone())).expect("mounts");
-    app.set_timing(Timing::REDUCED);
-    (root, app)
-}
-
-async fn ready(app: &App) {
-    wait_for("the session", || app.game().phase() == &Phase::Ready).await;
-}
 
 // ---------------------------------------------------------------- verification
 
@@ -51,9 +33,25 @@ fn genuine() -> (FixtureBlock, SaleResponse) {
     (block, response)
 }
 
-fn rejected_by(block: &FixtureBlock, response: &SaleResponse, stake: u64) -> Check {
+/// Verifies as the page does right after buying from `block` at `stake`.
+fn check(
+    block: &FixtureBlock,
+    response: &SaleResponse,
+    stake: u64,
+) -> Result<VerifiedTicket, Rejection> {
     let key = parse_public_key(&block.public_key_hex()).unwrap();
-    verify(response, &key, stake)
+    let buyer = Buyer {
+        stake_cents: stake,
+        player: fixtures::PLAYER,
+        money: Money::Play,
+        client_nonce: Some(ClientNonce([0; 16])),
+        commitment_seen: CommitmentSeen::Seen(&block.commitment),
+    };
+    verify(response, &key, &buyer)
+}
+
+fn rejected_by(block: &FixtureBlock, response: &SaleResponse, stake: u64) -> Check {
+    check(block, response, stake)
         .expect_err("tampering must be caught")
         .check
 }
@@ -65,13 +63,12 @@ fn verification_accepts_genuine_sales() {
         100,
         &[fixtures::LOSE, fixtures::WIN_2, fixtures::EXTRA_1_WIN_2],
     );
-    let key = parse_public_key(&block.public_key_hex()).unwrap();
     for position in 0..3 {
         let response = block.response(position, 100 + u64::from(position), 5000);
-        let ticket = verify(&response, &key, 100).expect("genuine sale verifies");
+        let ticket = check(&block, &response, 100).expect("genuine sale verifies");
         assert_eq!(ticket.checks, Check::ALL.to_vec());
     }
-    let ticket = verify(&block.response(2, 9, 5000), &key, 100).unwrap();
+    let ticket = check(&block, &block.response(2, 9, 5000), 100).unwrap();
     assert_eq!(
         (ticket.extras, ticket.prize_cents, ticket.grids.len()),
         (1, 200, 2)
@@ -93,14 +90,10 @@ fn verification_rejects_a_forged_signature() {
 
     // Signed by someone else entirely.
     let (block, response) = genuine();
-    let key = parse_public_key(&block.public_key_hex()).unwrap();
     let mut forged = response.clone();
     let wrong = eldorado_engine::commit::signing_key_from_secret([9; 32]);
     forged.sale = forged.sale.sale.clone().sign(&wrong).unwrap();
-    assert_eq!(
-        verify(&forged, &key, 100).unwrap_err().check,
-        Check::SaleSignature
-    );
+    assert_eq!(rejected_by(&block, &forged, 100), Check::SaleSignature);
 }
 
 #[wasm_bindgen_test]
@@ -187,8 +180,11 @@ async fn play_win_debits_then_credits_after_the_reveal() {
     );
     assert_eq!(
         root.query_selector_all(".eld-checks li").unwrap().length(),
-        7
+        13,
+        "every check ran, the buyer's side included"
     );
+    assert!(!query(&root, ".eld-money-tag").hidden());
+    assert_eq!(text(&root, ".eld-money-tag"), "Jeu gratuit — argent fictif");
 
     wait_for("the end", || app.game().phase() == &Phase::Ready).await;
     assert_eq!(app.game().popup(), Some(Popup::Win(200)));
@@ -309,7 +305,7 @@ async fn a_stake_above_the_balance_is_refused_before_any_request() {
 #[wasm_bindgen_test]
 async fn a_tampered_sale_is_never_shown() {
     let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
-    backend.state.borrow_mut().tamper = Some(|r: &mut SaleResponse| {
+    backend.state.borrow_mut().tamper = Some(|_, r: &mut SaleResponse| {
         r.sale.sale.ticket.prize_cents = 70_000;
     });
     let (root, app) = mount(&backend, Lang::Fr);
@@ -351,6 +347,8 @@ async fn a_lost_answer_is_retried_with_the_same_key() {
     let state = backend.state.borrow();
     assert_eq!(state.buy_keys.len(), 2);
     assert_eq!(state.buy_keys[0], state.buy_keys[1], "same idempotency key");
+    assert!(state.nonces[0].is_some(), "a nonce is sent");
+    assert_eq!(state.nonces[0], state.nonces[1], "and resent with the key");
     assert_eq!(state.sales.len(), 1, "one ticket bought");
     assert_eq!(state.balance, 5100);
     assert_eq!(text(&root, ".eld-balance-value"), format!("51,00{NBSP}€"));
@@ -499,11 +497,12 @@ async fn history_redraws_a_past_ticket_and_its_checks() {
             .length(),
         2
     );
+    // All but the nonce, which is not kept once the ticket is over.
     assert_eq!(
         root.query_selector_all(".eld-history-detail .eld-checks li")
             .unwrap()
             .length(),
-        7
+        12
     );
 }
 

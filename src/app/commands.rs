@@ -3,11 +3,15 @@
 
 use super::render::net_message;
 use super::Inner;
-use crate::api::{BuyRequest, NetError};
+use crate::api::{BuyRequest, NetError, SaleResponse};
 use crate::console::LogFailure;
 use crate::dom::{load_pref, save_pref};
-use crate::game::{Announcement, Command, Phase};
+use crate::game::{Announcement, Command, Phase, Purchase};
+use crate::history::Verdict;
+use crate::net::Backend;
 use crate::ui::fill_checks;
+use crate::verification::Rejection;
+use eldorado_engine::ClientNonce;
 use rand::rngs::OsRng;
 use rand::TryRngCore;
 use std::collections::VecDeque;
@@ -16,18 +20,45 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
 
 const PENDING_STAKE_KEY: &str = "eldorado.pending_stake";
+/// The nonce of the purchase in flight, so a ticket finished after a
+/// reload is still checked against the purchase this browser made.
+const PENDING_NONCE_KEY: &str = "eldorado.pending_nonce";
+
+/// What a purchase brought back: the sale, or why there is none.
+enum Outcome {
+    Sold(Box<SaleResponse>),
+    Failed(NetError),
+    Refused(Rejection),
+}
 
 impl Inner {
     pub(super) fn press(this: &Rc<Inner>) {
         this.sound.borrow_mut().unlock();
-        let commands = this.game.borrow_mut().press(new_idempotency_key);
+        let commands = this.game.borrow_mut().press(new_purchase);
         Inner::run(this, commands);
     }
 
     pub(super) fn resume(this: &Rc<Inner>) {
         let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| s.parse().ok());
-        let commands = this.game.borrow_mut().resume(stake);
+        let nonce = load_pref(PENDING_NONCE_KEY).and_then(|n| ClientNonce::from_hex(&n).ok());
+        let commands = {
+            let book = this.book.borrow();
+            this.game.borrow_mut().resume(stake, nonce, &book)
+        };
+        this.note_verdict();
         Inner::run(this, commands);
+    }
+
+    /// Records the current ticket as verified, for the history.
+    fn note_verdict(&self) {
+        if let Some(ticket) = self.game.borrow().ticket() {
+            self.verdicts.borrow_mut().insert(
+                ticket.sale_id,
+                Verdict::Verified {
+                    prize_cents: ticket.prize_cents,
+                },
+            );
+        }
     }
 
     /// Carries out commands, and those that follow from them, then redraws
@@ -42,8 +73,9 @@ impl Inner {
 
     fn execute(this: &Rc<Inner>, command: Command) -> Vec<Command> {
         match command {
-            Command::Buy { stake, key } => {
+            Command::Buy { stake, purchase } => {
                 save_pref(PENDING_STAKE_KEY, Some(&stake.to_string()));
+                save_pref(PENDING_NONCE_KEY, Some(&purchase.nonce.to_hex()));
                 this.board
                     .borrow_mut()
                     .hide()
@@ -53,23 +85,30 @@ impl Inner {
                 };
                 let request = BuyRequest {
                     stake_cents: stake,
-                    idempotency_key: key,
-                    client_nonce: None,
+                    idempotency_key: purchase.key,
+                    client_nonce: Some(purchase.nonce),
                 };
-                let reply = this.backend.buy(&token, request);
+                let backend = this.backend.clone();
                 let weak = Rc::downgrade(this);
                 spawn_local(async move {
-                    let result = reply.await;
+                    let outcome = Inner::buy(&weak, backend.as_ref(), &token, request).await;
                     if let Some(inner) = weak.upgrade() {
-                        let commands = match result {
-                            Ok(response) => inner.game.borrow_mut().bought(response),
-                            Err(error) => inner.game.borrow_mut().buy_failed(error),
+                        let commands = match outcome {
+                            Outcome::Sold(response) => {
+                                let book = inner.book.borrow();
+                                inner.game.borrow_mut().bought(*response, &book)
+                            }
+                            Outcome::Failed(error) => inner.game.borrow_mut().buy_failed(error),
+                            Outcome::Refused(rejection) => {
+                                inner.game.borrow_mut().refuse_purchase(rejection)
+                            }
                         };
+                        inner.note_verdict();
                         Inner::run(&inner, commands);
                         if inner.game.borrow().ticket().is_none()
                             && inner.game.borrow().phase() == &Phase::Ready
                         {
-                            save_pref(PENDING_STAKE_KEY, None);
+                            forget_pending();
                         }
                     }
                 });
@@ -129,7 +168,7 @@ impl Inner {
                     game.phase() == &Phase::Ready
                 };
                 if done {
-                    save_pref(PENDING_STAKE_KEY, None);
+                    forget_pending();
                 }
                 Vec::new()
             }
@@ -144,7 +183,54 @@ impl Inner {
                 this.sound.borrow_mut().play(cue);
                 Vec::new()
             }
+            Command::RefreshBalance => {
+                Inner::refresh_balance(this);
+                Vec::new()
+            }
         }
+    }
+
+    /// Loads the announced commitments, refuses to buy on an equivocation,
+    /// then buys. The book is read for the sale's block only after the sale
+    /// arrives, and the sale itself adds nothing to it: only what
+    /// `/api/blocks` announced before the purchase counts as seen.
+    async fn buy(
+        weak: &std::rc::Weak<Inner>,
+        backend: &dyn Backend,
+        token: &str,
+        request: BuyRequest,
+    ) -> Outcome {
+        let listed = match backend.blocks().await {
+            Ok(list) => list,
+            Err(error) => return Outcome::Failed(error),
+        };
+        let Some(inner) = weak.upgrade() else {
+            return Outcome::Failed(NetError::Network);
+        };
+        if let Err(equivocation) = inner.remember_blocks(&listed) {
+            return Outcome::Refused(Rejection::equivocation(equivocation.block));
+        }
+        drop(inner);
+        match backend.buy(token, request).await {
+            Ok(response) => Outcome::Sold(Box::new(response)),
+            Err(error) => Outcome::Failed(error),
+        }
+    }
+
+    /// After a refused sale, the balance shown is the session's, read again.
+    fn refresh_balance(this: &Rc<Inner>) {
+        let Some(token) = this.token.borrow().clone() else {
+            return;
+        };
+        let reply = this.backend.session(&token);
+        let weak = Rc::downgrade(this);
+        spawn_local(async move {
+            let session = reply.await.log_failure("reading the balance again");
+            if let (Some(inner), Some(session)) = (weak.upgrade(), session) {
+                inner.game.borrow_mut().set_balance(session.balance_cents);
+                inner.render();
+            }
+        });
     }
 
     /// A grid's reveal ended (animation over or skipped).
@@ -228,21 +314,36 @@ impl Inner {
                     .unwrap_or_default();
                 format!("{grid}{}", lang.outcome_announcement(*prize, *balance))
             }
-            Announcement::Rejected(rejection) => lang.verification_failed(rejection.check),
+            Announcement::Rejected(rejection) => lang.rejection(rejection),
             Announcement::Failed(error) => net_message(lang, error),
         }
     }
 }
 
-/// 128 random bits as 32 hex characters: within the contract's
-/// `[A-Za-z0-9_-]{8,64}`, and unguessable.
-pub fn new_idempotency_key() -> String {
+/// A new purchase: an idempotency key of 128 random bits as 32 hex
+/// characters (within the contract's `[A-Za-z0-9_-]{8,64}`, unguessable)
+/// and an independent 128-bit random nonce.
+pub fn new_purchase() -> Purchase {
+    let key = random_128();
+    Purchase {
+        key: key.iter().map(|b| format!("{b:02x}")).collect(),
+        nonce: ClientNonce(random_128()),
+    }
+}
+
+/// The purchase in flight is over: nothing is left to resume.
+fn forget_pending() {
+    save_pref(PENDING_STAKE_KEY, None);
+    save_pref(PENDING_NONCE_KEY, None);
+}
+
+fn random_128() -> [u8; 16] {
     let mut bytes = [0u8; 16];
     if OsRng.try_fill_bytes(&mut bytes).is_err() {
-        // No CSPRNG: the time still keeps keys distinct per player.
+        // No CSPRNG: the time still keeps values distinct per player.
         let now = js_sys::Date::now() as u64;
         bytes[..8].copy_from_slice(&now.to_be_bytes());
         bytes[8..].copy_from_slice(&(js_sys::Math::random().to_bits()).to_be_bytes());
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    bytes
 }

@@ -4,28 +4,34 @@
 //! One shared `Inner`, its work split by job: `wiring` (listeners, keys,
 //! resizing, teardown), `session` (loading the player), `commands`
 //! (carrying out the state machine's commands, the reveal animation),
-//! `render` (controls brought in line with the state) and `panels` (the
-//! history and blocks panels).
+//! `render` (controls brought in line with the state), `panels` (the
+//! history panel, its rows verified before they show a result) and
+//! `trust` (the commitments seen, kept across reloads).
 
 mod commands;
 mod panels;
 mod render;
 mod session;
+mod trust;
 mod wiring;
 
-pub use commands::new_idempotency_key;
+pub use commands::new_purchase;
 
-use crate::api::{Config, HistoryItem};
+use crate::api::HistoryItem;
 use crate::board::Board;
+use crate::commitments::CommitmentBook;
 use crate::dom::Listener;
-use crate::game::Game;
+use crate::game::{Game, Player};
+use crate::history::Verdict;
 use crate::i18n::Lang;
 use crate::launch::Launch;
 use crate::net::Backend;
+use crate::operator_key::OperatorKey;
 use crate::reveal::Timing;
 use crate::sound::Sound;
 use crate::ui::Ui;
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsValue;
@@ -50,7 +56,14 @@ struct Inner {
     board: RefCell<Board>,
     sound: RefCell<Sound>,
     token: RefCell<Option<String>>,
-    config: RefCell<Option<Config>>,
+    /// The key sales are verified with, once chosen (pins checked).
+    operator: Cell<Option<OperatorKey>>,
+    player: RefCell<Option<Player>>,
+    /// Every block commitment seen from the server, per block id.
+    book: RefCell<CommitmentBook>,
+    /// This page's verdict on each sale it has checked, by sale id: the
+    /// history shows only these results.
+    verdicts: RefCell<HashMap<u64, Verdict>>,
     timing: Cell<Timing>,
     frame: RefCell<Option<FrameCallback>>,
     frame_id: Cell<Option<i32>>,
@@ -87,7 +100,10 @@ impl App {
             board: RefCell::new(board),
             sound: RefCell::new(Sound::new()),
             token: RefCell::new(None),
-            config: RefCell::new(None),
+            operator: Cell::new(None),
+            player: RefCell::new(None),
+            book: RefCell::new(CommitmentBook::default()),
+            verdicts: RefCell::new(HashMap::new()),
             timing: Cell::new(Timing::for_motion(reduced)),
             frame: RefCell::new(None),
             frame_id: Cell::new(None),
@@ -127,9 +143,10 @@ impl App {
         Inner::resume(&self.inner);
     }
 
-    /// Opens a past ticket: fetches, verifies and draws it in the history panel.
-    pub fn open_history(&self, sale_id: u64, stake: u64) {
-        Inner::open_sale(&self.inner, sale_id, stake);
+    /// Opens a past ticket of the loaded history: fetches, verifies and
+    /// draws it in the history panel (only once revealed).
+    pub fn open_history(&self, sale_id: u64) {
+        Inner::open_sale(&self.inner, sale_id);
     }
 
     pub fn load_history(&self) {

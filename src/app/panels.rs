@@ -1,15 +1,19 @@
-//! The side panels: past tickets (history list, one ticket fetched,
-//! verified and drawn on demand) and what is left in the open block.
+//! The history panel: past tickets listed (a result shows only once the
+//! ticket is revealed and its signed sale verified here), one ticket
+//! fetched, verified and drawn on demand, and its receipt downloaded.
 
 use super::render::net_message;
 use super::Inner;
-use crate::api::{NetError, SaleResponse};
+use crate::api::{HistoryItem, NetError, SaleResponse};
 use crate::board::Board;
 use crate::console::LogFailure;
 use crate::dom::{set_attr, set_hidden, text_child};
+use crate::history::{row_result, Verdict};
 use crate::money::format_cents;
-use crate::ui::{fill_checks, fill_remaining, history_row};
-use crate::verification::{parse_public_key, verify};
+use crate::net::Backend;
+use crate::ui::{fill_checks, history_row};
+use crate::verification::{verify, Buyer, Rejection, VerifiedTicket};
+use eldorado_engine::Money;
 use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::spawn_local;
@@ -25,9 +29,13 @@ impl Inner {
             None
         };
         let reply = this.backend.history(&token, before);
+        let backend = this.backend.clone();
         let weak = Rc::downgrade(this);
         spawn_local(async move {
             let result = reply.await;
+            if let Ok(page) = &result {
+                Inner::verify_rows(&weak, backend.as_ref(), &token, &page.items).await;
+            }
             let Some(inner) = weak.upgrade() else {
                 return;
             };
@@ -40,7 +48,9 @@ impl Inner {
                         inner.history_items.borrow_mut().clear();
                     }
                     for item in &page.items {
-                        history_row(body, lang, item).log_failure("adding a history row");
+                        let verdict = inner.verdicts.borrow().get(&item.sale_id).copied();
+                        history_row(body, lang, item, row_result(item, verdict))
+                            .log_failure("adding a history row");
                     }
                     if !more && page.items.is_empty() {
                         crate::dom::child(body, "tr", "")
@@ -65,18 +75,127 @@ impl Inner {
         });
     }
 
-    pub(super) fn open_sale(this: &Rc<Inner>, sale_id: u64, stake: u64) {
+    /// Revealed tickets this page has not verified yet (bought before a
+    /// reload, or elsewhere): their signed sales are fetched and verified
+    /// before the rows show, so a row never shows an unverified result. A
+    /// sale that cannot be fetched leaves its row « not verified ».
+    async fn verify_rows(
+        weak: &std::rc::Weak<Inner>,
+        backend: &dyn Backend,
+        token: &str,
+        items: &[HistoryItem],
+    ) {
+        for item in items {
+            let needed = weak.upgrade().is_some_and(|inner| {
+                let verdict = inner.verdicts.borrow().get(&item.sale_id).copied();
+                row_result(item, verdict).needs_check()
+            });
+            if !needed {
+                continue;
+            }
+            let fetched = backend
+                .sale(token, item.sale_id)
+                .await
+                .log_failure("fetching a past ticket to verify");
+            if let (Some(response), Some(inner)) = (fetched, weak.upgrade()) {
+                // The verdict is recorded either way; the row reads it.
+                inner.verify_past(&response, item.stake_cents).ok();
+            }
+        }
+    }
+
+    /// Verifies a sale of this player fetched again from the server, with
+    /// every check this page can still make, and records the verdict.
+    fn verify_past(
+        &self,
+        response: &SaleResponse,
+        stake: u64,
+    ) -> Result<VerifiedTicket, Option<Rejection>> {
+        let (Some(operator), Some(player)) = (self.operator.get(), self.player.borrow().clone())
+        else {
+            return Err(None);
+        };
+        let book = self.book.borrow();
+        let buyer = Buyer {
+            stake_cents: stake,
+            player: &player.id,
+            money: player.money,
+            // The nonce of a past purchase is not kept.
+            client_nonce: None,
+            commitment_seen: book.seen_if_known(response.commitment.commitment.block),
+        };
+        let result = verify(response, &operator.key, &buyer);
+        let verdict = match &result {
+            Ok(ticket) => Verdict::Verified {
+                prize_cents: ticket.prize_cents,
+            },
+            Err(_) => Verdict::Refused,
+        };
+        self.verdicts
+            .borrow_mut()
+            .insert(response.sale.sale.sale_id, verdict);
+        result.map_err(Some)
+    }
+
+    pub(super) fn open_sale(this: &Rc<Inner>, sale_id: u64) {
         let Some(token) = this.token.borrow().clone() else {
             return;
         };
+        let item = this
+            .history_items
+            .borrow()
+            .iter()
+            .find(|i| i.sale_id == sale_id)
+            .cloned();
+        let Some(item) = item else {
+            return;
+        };
+        if !item.is_revealed() {
+            let detail = &this.ui.history_detail;
+            detail.set_inner_html("");
+            text_child(
+                detail,
+                "p",
+                "eld-hidden",
+                this.lang.texts().history_not_revealed,
+            )
+            .log_failure("saying a ticket is not revealed yet");
+            return;
+        }
         let reply = this.backend.sale(&token, sale_id);
         let weak = Rc::downgrade(this);
         spawn_local(async move {
             let result = reply.await;
             if let Some(inner) = weak.upgrade() {
                 inner
-                    .show_sale(result, stake)
+                    .show_sale(result, item.stake_cents)
                     .log_failure("showing a past ticket");
+            }
+        });
+    }
+
+    /// Downloads a ticket's receipt: the server's own JSON of the sale.
+    pub(super) fn download_receipt(this: &Rc<Inner>, sale_id: u64) {
+        let Some(token) = this.token.borrow().clone() else {
+            return;
+        };
+        let reply = this.backend.receipt(&token, sale_id);
+        let weak = Rc::downgrade(this);
+        spawn_local(async move {
+            let result = reply.await;
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            match result {
+                Ok(json) => crate::receipt::download(&json, sale_id)
+                    .log_failure("downloading a receipt")
+                    .unwrap_or(()),
+                Err(error) => {
+                    let detail = &inner.ui.history_detail;
+                    detail.set_inner_html("");
+                    text_child(detail, "p", "eld-error", &net_message(inner.lang, &error))
+                        .log_failure("showing why the receipt did not download");
+                }
             }
         });
     }
@@ -93,23 +212,16 @@ impl Inner {
                 return Ok(());
             }
         };
-        let operator = self
-            .config
-            .borrow()
-            .as_ref()
-            .and_then(|c| parse_public_key(&c.public_key).ok());
-        let Some(operator) = operator else {
-            return Ok(());
-        };
-        let ticket = match verify(&response, &operator, stake) {
+        let ticket = match self.verify_past(&response, stake) {
             Ok(ticket) => ticket,
-            Err(rejection) => {
-                text_child(
-                    detail,
-                    "p",
-                    "eld-error",
-                    &lang.verification_failed(rejection.check),
-                )?;
+            Err(None) => return Ok(()),
+            Err(Some(rejection)) => {
+                let text = if rejection.equivocation {
+                    t.equivocation.to_owned()
+                } else {
+                    lang.verification_failed(rejection.check)
+                };
+                text_child(detail, "p", "eld-error", &text)?;
                 return Ok(());
             }
         };
@@ -128,6 +240,9 @@ impl Inner {
                 format_cents(ticket.stake_cents, lang.money_notation())
             ),
         )?;
+        if ticket.money == Money::Play {
+            text_child(detail, "p", "eld-money-tag", t.play_money)?;
+        }
         let doc = crate::dom::document()?;
         let dpr = crate::dom::window()?.device_pixel_ratio();
         for (index, grid) in ticket.grids.iter().enumerate() {
@@ -152,32 +267,5 @@ impl Inner {
         let list = crate::dom::child(&badge, "ul", "eld-checks")?;
         fill_checks(&list, lang, &ticket.checks)?;
         Ok(())
-    }
-
-    pub(super) fn load_blocks(this: &Rc<Inner>) {
-        if !this.ui.info.has_attribute("open") {
-            return;
-        }
-        let reply = this.backend.blocks();
-        let weak = Rc::downgrade(this);
-        spawn_local(async move {
-            let result = reply.await;
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            let stake = inner.game.borrow().stake();
-            let config = inner.config.borrow();
-            let Some(config) = config.as_ref() else {
-                return;
-            };
-            let blocks = result.ok();
-            let open = blocks.as_ref().and_then(|list| {
-                list.blocks
-                    .iter()
-                    .find(|b| b.status == "open" && b.commitment.commitment.stake_cents == stake)
-            });
-            fill_remaining(&inner.ui.remaining, inner.lang, config, open, stake)
-                .log_failure("filling the open block's remaining prizes");
-        });
     }
 }

@@ -8,6 +8,7 @@ use crate::dom::{set_attr, set_hidden, set_text};
 use crate::game::{Button, Notice, Phase, Popup};
 use crate::i18n::Lang;
 use crate::money::format_cents;
+use eldorado_engine::Money;
 
 impl Inner {
     /// Brings every control in line with the game state.
@@ -92,7 +93,7 @@ impl Inner {
                     }
                     text
                 }
-                Notice::Rejected(rejection) => lang.verification_failed(rejection.check),
+                Notice::Rejected(rejection) => lang.rejection(rejection),
                 Notice::ResumeOffer => t.resume_offer.to_owned(),
             });
             let resume_offer = matches!(game.notice(), Some(Notice::ResumeOffer));
@@ -116,6 +117,11 @@ impl Inner {
         );
 
         set_hidden(&ui.badge, game.ticket().is_none());
+        // Said on the ticket itself, from its verified commitment.
+        set_hidden(
+            &ui.money_tag,
+            !game.ticket().is_some_and(|t| t.money == Money::Play),
+        );
         set_text(&ui.badge_label, &format!("✓ {}", t.verified));
 
         let popup = game.popup();

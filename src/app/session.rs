@@ -1,14 +1,18 @@
 //! Loading the player: the server's configuration, then a session (the
 //! launch token's, the remembered demo player's, or a new demo player).
+//! The operator key is chosen here, pins first: a key that disagrees with
+//! a pin stops the game before anything can be bought.
 
 use super::render::net_message;
 use super::Inner;
 use crate::api::{Config, NetError, Session};
 use crate::console::LogFailure;
-use crate::dom::{load_pref, save_pref, set_hidden, set_text};
+use crate::dom::{load_pref, save_pref, set_attr, set_hidden, set_text};
+use crate::game::Player;
 use crate::net::Backend;
+use crate::operator_key::{choose, fingerprint, KeyProblem, BUILD_PIN};
+use crate::rules_check::mismatches;
 use crate::ui::fill_info;
-use crate::verification::parse_public_key;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 
@@ -39,22 +43,59 @@ impl Inner {
     }
 
     fn started(self: &Rc<Self>, config: Config, session: Session) {
-        let key = match parse_public_key(&config.public_key) {
-            Ok(key) => key,
-            Err(_) => {
-                self.load_failed.set(true);
-                self.show_error(&NetError::Decode);
-                return;
-            }
+        let operator = match choose(BUILD_PIN, self.launch.key.as_deref(), &config.public_key) {
+            Ok(operator) => operator,
+            Err(problem) => return self.stop(problem),
         };
-        fill_info(&self.ui.info_body, self.lang, &config).log_failure("filling the info panel");
+        let t = self.lang.texts();
+        set_text(
+            &self.ui.badge_key,
+            &format!(
+                "{} {} — {}",
+                t.key_label,
+                fingerprint(&operator.key),
+                self.lang.key_source(operator.source)
+            ),
+        );
+        // The rules panel shows the engine's figures; the server's are only
+        // compared with them, and a difference is a failed check.
+        let figures = mismatches(&config);
+        if !figures.is_empty() {
+            crate::console::warn(&format!("configuration contradicts the rules: {figures:?}"));
+        }
+        fill_info(&self.ui.info_body, self.lang, &figures).log_failure("filling the info panel");
+        if !figures.is_empty() {
+            self.ui
+                .info
+                .set_attribute("open", "")
+                .log_failure("opening the rules panel on a failed check");
+        }
+        self.load_book(&operator);
+        self.operator.set(Some(operator));
         self.token.replace(Some(session.token.clone()));
-        self.config.replace(Some(config));
+        let player = Player {
+            id: session.player_id.clone(),
+            money: session.money,
+        };
+        self.player.replace(Some(player.clone()));
         set_hidden(&self.ui.notice, true);
-        self.game
-            .borrow_mut()
-            .start(key, session.balance_cents, session.unrevealed);
+        self.game.borrow_mut().start(
+            operator.key,
+            player,
+            session.balance_cents,
+            session.unrevealed,
+        );
         self.render();
+    }
+
+    /// The operator key cannot be trusted: the game stays stopped, with no
+    /// retry (the same keys would disagree again).
+    fn stop(&self, problem: KeyProblem) {
+        self.load_failed.set(true);
+        set_hidden(&self.ui.notice, false);
+        set_attr(&self.ui.notice, "data-kind", "key");
+        set_text(&self.ui.notice_text, self.lang.key_problem(problem));
+        set_hidden(&self.ui.retry, true);
     }
 
     fn show_error(&self, error: &NetError) {

@@ -45,7 +45,6 @@ impl Inner {
                 if let Some(inner) = weak.upgrade() {
                     if inner.game.borrow_mut().choose_stake(stake) {
                         inner.render();
-                        Inner::load_blocks(&inner);
                     }
                 }
             })?);
@@ -65,28 +64,20 @@ impl Inner {
             else {
                 return;
             };
-            let Some(sale) = target
-                .closest("[data-sale]")
-                .ok()
-                .flatten()
-                .and_then(|b| b.get_attribute("data-sale"))
-                .and_then(|s| s.parse::<u64>().ok())
-            else {
-                return;
+            // One listener for every row: the button's data attribute
+            // names the sale and what to do with it.
+            let sale_of = |attribute: &str| {
+                target
+                    .closest(&format!("[{attribute}]"))
+                    .ok()
+                    .flatten()
+                    .and_then(|b| b.get_attribute(attribute))
+                    .and_then(|s| s.parse::<u64>().ok())
             };
-            let stake = i
-                .history_items
-                .borrow()
-                .iter()
-                .find(|item| item.sale_id == sale)
-                .map(|item| item.stake_cents);
-            if let Some(stake) = stake {
-                Inner::open_sale(i, sale, stake);
-            }
-        })?);
-        listeners.push(on(&ui.info, "toggle", |i, _| {
-            if i.ui.info.has_attribute("open") {
-                Inner::load_blocks(i);
+            if let Some(sale) = sale_of("data-receipt") {
+                Inner::download_receipt(i, sale);
+            } else if let Some(sale) = sale_of("data-sale") {
+                Inner::open_sale(i, sale);
             }
         })?);
         let doc = crate::dom::document()?;

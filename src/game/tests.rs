@@ -4,16 +4,46 @@
 use super::*;
 use crate::fixtures::{self, FixtureBlock};
 use crate::verification::parse_public_key;
+use eldorado_engine::verify::Check;
+
+const NONCE: ClientNonce = ClientNonce([9; 16]);
+
+fn player() -> Player {
+    Player {
+        id: fixtures::PLAYER.to_owned(),
+        money: Money::Play,
+    }
+}
 
 fn started(block: &FixtureBlock, balance: u64) -> Game {
+    started_as(block, balance, player())
+}
+
+fn started_as(block: &FixtureBlock, balance: u64, player: Player) -> Game {
     let mut game = Game::new(vec![50, 100, 200]);
     let key = parse_public_key(&block.public_key_hex()).unwrap();
-    game.start(key, balance, None);
+    game.start(key, player, balance, None);
     game
 }
 
-fn key() -> String {
-    "key-0001".to_owned()
+fn key() -> Purchase {
+    Purchase {
+        key: "key-0001".to_owned(),
+        nonce: NONCE,
+    }
+}
+
+/// The book after `/api/blocks` announced `block`.
+fn book(block: &FixtureBlock) -> CommitmentBook {
+    let mut book = CommitmentBook::default();
+    let operator = parse_public_key(&block.public_key_hex()).unwrap();
+    book.remember(&block.commitment, &operator).unwrap();
+    book
+}
+
+/// The answer to the purchase `key()` started.
+fn sold(block: &FixtureBlock, position: u32, sale_id: u64, balance: u64) -> SaleResponse {
+    block.response_to(position, sale_id, balance, NONCE)
 }
 
 #[test]
@@ -26,7 +56,7 @@ fn win_reveals_then_credits() {
         commands,
         vec![Command::Buy {
             stake: 100,
-            key: key()
+            purchase: key()
         }]
     );
     assert_eq!(game.button(), Button::Buying);
@@ -34,7 +64,7 @@ fn win_reveals_then_credits() {
         game.press(|| unreachable!()).is_empty(),
         "no double purchase"
     );
-    let commands = game.bought(block.response(0, 1, 5000));
+    let commands = game.bought(sold(&block, 0, 1, 5000), &book(&block));
     assert_eq!(
         commands,
         vec![Command::Reveal {
@@ -60,7 +90,7 @@ fn extras_take_one_press_each() {
     let block = FixtureBlock::new(1, 100, &[fixtures::EXTRA_2_WIN_10]);
     let mut game = started(&block, 5000);
     game.press(key);
-    game.bought(block.response(0, 1, 5000));
+    game.bought(sold(&block, 0, 1, 5000), &book(&block));
     assert_eq!(game.extras_left(), Some(2));
     game.reveal_done(0);
     assert_eq!(game.popup(), Some(Popup::Extras(2)));
@@ -114,7 +144,7 @@ fn uncertain_failures_keep_the_key_definite_ones_drop_it() {
         game.press(|| unreachable!()),
         vec![Command::Buy {
             stake: 100,
-            key: key()
+            purchase: key()
         }]
     );
     game.buy_failed(NetError::Api {
@@ -129,9 +159,9 @@ fn tampered_sale_shows_nothing() {
     let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
     let mut game = started(&block, 5000);
     game.press(key);
-    let mut response = block.response(0, 1, 5000);
+    let mut response = sold(&block, 0, 1, 5000);
     response.sale.signature.0[0] ^= 1;
-    let commands = game.bought(response);
+    let commands = game.bought(response, &book(&block));
     assert!(matches!(
         commands[0],
         Command::Announce(Announcement::Rejected(_))
@@ -149,9 +179,9 @@ fn resume_continues_where_the_player_stopped() {
     let mut response = block.response(0, 1, 5000);
     response.revealed = 2;
     let key = parse_public_key(&block.public_key_hex()).unwrap();
-    game.start(key, response.balance_after_cents, Some(response));
+    game.start(key, player(), response.balance_after_cents, Some(response));
     assert_eq!(game.notice(), Some(&Notice::ResumeOffer));
-    let commands = game.resume(Some(100));
+    let commands = game.resume(Some(100), None, &CommitmentBook::default());
     assert_eq!(
         commands,
         vec![Command::Reveal {
@@ -163,4 +193,122 @@ fn resume_continues_where_the_player_stopped() {
     assert_eq!(game.phase(), &Phase::AwaitingExtra { next: 2 });
     assert_eq!(game.balance(), 4900);
     assert!(!game.has_resume());
+}
+
+/// Buys with `response` as the server's answer; returns what refused it.
+fn refused(game: &mut Game, response: SaleResponse, book: &CommitmentBook) -> Rejection {
+    game.press(key);
+    let commands = game.bought(response, book);
+    assert!(
+        commands.contains(&Command::RefreshBalance),
+        "the balance is read again: {commands:?}"
+    );
+    assert!(game.ticket().is_none());
+    assert_eq!(game.phase(), &Phase::Ready);
+    match game.notice() {
+        Some(Notice::Rejected(rejection)) => rejection.clone(),
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn a_refused_sale_leaves_the_balance_to_the_server() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    let mut response = sold(&block, 0, 1, 5000);
+    response.sale.signature.0[0] ^= 1;
+    refused(&mut game, response.clone(), &book(&block));
+    assert_eq!(game.balance(), 5000, "not the refused sale's 5100");
+    game.set_balance(4900);
+    assert_eq!(game.balance(), 4900, "the session's balance, read again");
+}
+
+#[test]
+fn a_replayed_sale_is_refused_by_its_nonce() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    // Genuine, but the answer to an earlier purchase.
+    let replay = block.response_to(0, 1, 5000, ClientNonce([1; 16]));
+    let rejection = refused(&mut game, replay, &book(&block));
+    assert_eq!(rejection.check, Check::ClientNonce);
+}
+
+#[test]
+fn a_sale_to_another_player_is_refused() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let other = Player {
+        id: "someone-else".to_owned(),
+        money: Money::Play,
+    };
+    let mut game = started_as(&block, 5000, other);
+    let rejection = refused(&mut game, sold(&block, 0, 1, 5000), &book(&block));
+    assert_eq!(rejection.check, Check::Player);
+}
+
+#[test]
+fn a_play_money_ticket_for_a_real_money_player_is_refused() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let real = Player {
+        id: fixtures::PLAYER.to_owned(),
+        money: Money::Real,
+    };
+    let mut game = started_as(&block, 5000, real);
+    let rejection = refused(&mut game, sold(&block, 0, 1, 5000), &book(&block));
+    assert_eq!(rejection.check, Check::MoneyKind);
+}
+
+#[test]
+fn a_balance_that_does_not_add_up_is_refused() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    let mut response = sold(&block, 0, 1, 5000);
+    response.balance_after_cents += 1;
+    let rejection = refused(&mut game, response, &book(&block));
+    assert_eq!(rejection.check, Check::Balance);
+}
+
+#[test]
+fn a_block_not_announced_before_the_purchase_is_refused() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    let rejection = refused(
+        &mut game,
+        sold(&block, 0, 1, 5000),
+        &CommitmentBook::default(),
+    );
+    assert_eq!(rejection.check, Check::CommitmentSeen);
+    assert!(!rejection.equivocation);
+}
+
+#[test]
+fn a_commitment_unlike_the_announced_one_is_an_equivocation() {
+    let announced = FixtureBlock::new(1, 100, &[fixtures::LOSE]);
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    let rejection = refused(&mut game, sold(&block, 0, 1, 5000), &book(&announced));
+    assert_eq!(rejection.check, Check::CommitmentSeen);
+    assert!(rejection.equivocation);
+}
+
+#[test]
+fn an_equivocation_before_buying_buys_nothing() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    game.press(key);
+    let commands = game.refuse_purchase(Rejection::equivocation(1));
+    assert!(matches!(&commands[0], Command::Announce(Announcement::Rejected(r)) if r.equivocation));
+    assert_eq!(game.phase(), &Phase::Ready);
+    assert_eq!(game.balance(), 5000);
+    assert!(game.refuse_purchase(Rejection::equivocation(1)).is_empty());
+}
+
+#[test]
+fn a_genuine_sale_runs_every_check() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    game.press(key);
+    game.bought(sold(&block, 0, 1, 5000), &book(&block));
+    let ticket = game.ticket().expect("verified");
+    assert_eq!(ticket.checks, Check::ALL.to_vec());
+    assert_eq!(ticket.money, Money::Play);
 }

@@ -1,15 +1,23 @@
 //! An in-memory server for the browser tests: it sells genuine signed
-//! tickets of a fixture block, honours idempotency keys, and can be told to
-//! lose a response or tamper with a sale.
+//! tickets of a fixture block (signing the nonce each purchase sends),
+//! honours idempotency keys, and can be told to lose a response, tamper
+//! with a sale, replay an old one, announce other commitments or publish
+//! figures that contradict the rules.
 
 #![allow(dead_code)]
 
+use eldorado_engine::{ClientNonce, Money, SignedCommitment};
 use eldorado_web::api::{
     BlockInfo, BlockList, BlockStatus, BuyRequest, Config, HistoryItem, HistoryPage, NetError,
     RevealAck, SaleResponse, SaleStatus, Session,
 };
+use eldorado_web::app::App;
 use eldorado_web::fixtures::{self, FixtureBlock};
+use eldorado_web::game::Phase;
+use eldorado_web::i18n::Lang;
+use eldorado_web::launch::Launch;
 use eldorado_web::net::{Backend, Reply};
+use eldorado_web::reveal::Timing;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -28,7 +36,25 @@ pub struct FakeState {
     pub lose_next_response: bool,
     pub revealed: HashMap<u64, u32>,
     pub unrevealed: Option<SaleResponse>,
-    pub tamper: Option<fn(&mut SaleResponse)>,
+    /// Changes (and may re-sign with the block's key) each sale sold.
+    pub tamper: Option<fn(&FixtureBlock, &mut SaleResponse)>,
+    /// The session's kind of money.
+    pub money: Money,
+    /// What `/api/blocks` announces; `None`: the block's own commitment.
+    pub announced: Option<Vec<SignedCommitment>>,
+    /// Answers every new purchase with the first sale again, selling nothing.
+    pub replay: bool,
+    /// Sales do not move the session's balance: a dishonest server, whose
+    /// answers the page must not believe.
+    pub keep_balance: bool,
+    /// Changes the published configuration.
+    pub config_tamper: Option<fn(&mut Config)>,
+    /// Every nonce received with a purchase, in order (retries included).
+    pub nonces: Vec<Option<ClientNonce>>,
+    /// Every receipt asked for.
+    pub receipts: Vec<u64>,
+    /// Every `/api/blocks` request, counted.
+    pub block_lists: u32,
 }
 
 #[derive(Clone)]
@@ -50,6 +76,14 @@ impl FakeBackend {
                 revealed: HashMap::new(),
                 unrevealed: None,
                 tamper: None,
+                money: Money::Play,
+                announced: None,
+                replay: false,
+                keep_balance: false,
+                config_tamper: None,
+                nonces: Vec::new(),
+                receipts: Vec::new(),
+                block_lists: 0,
             })),
         }
     }
@@ -68,9 +102,12 @@ fn api(status: u16, code: &str) -> NetError {
 
 impl Backend for FakeBackend {
     fn config(&self) -> Reply<Config> {
-        reply(Ok(fixtures::config(
-            &self.state.borrow().block.public_key_hex(),
-        )))
+        let state = self.state.borrow();
+        let mut config = fixtures::config(&state.block.public_key_hex());
+        if let Some(tamper) = state.config_tamper {
+            tamper(&mut config);
+        }
+        reply(Ok(config))
     }
     fn demo_player(&self) -> Reply<Session> {
         self.session("demo")
@@ -82,15 +119,21 @@ impl Backend for FakeBackend {
             player_id: fixtures::PLAYER.to_owned(),
             balance_cents: state.balance,
             expires_at_ms: 0,
-            money: eldorado_engine::Money::Play,
+            money: state.money,
             unrevealed: state.unrevealed.clone(),
         }))
     }
     fn buy(&self, _token: &str, request: BuyRequest) -> Reply<SaleResponse> {
         let mut state = self.state.borrow_mut();
         state.buy_keys.push(request.idempotency_key.clone());
+        state.nonces.push(request.client_nonce);
         if let Some(&index) = state.by_key.get(&request.idempotency_key) {
             return reply(Ok(state.sales[index].clone()));
+        }
+        if state.replay {
+            if let Some(first) = state.sales.first() {
+                return reply(Ok(first.clone()));
+            }
         }
         if request.stake_cents != state.block.stake_cents {
             return reply(Err(api(409, "SOLD_OUT")));
@@ -104,11 +147,16 @@ impl Backend for FakeBackend {
         let position = state.next_position;
         state.next_position += 1;
         let sale_id = u64::from(position) + 1;
-        let mut response = state.block.response(position, sale_id, state.balance);
+        let nonce = request.client_nonce.unwrap_or(ClientNonce([0; 16]));
+        let mut response = state
+            .block
+            .response_to(position, sale_id, state.balance, nonce);
         if let Some(tamper) = state.tamper {
-            tamper(&mut response);
+            tamper(&state.block, &mut response);
         }
-        state.balance = response.balance_after_cents;
+        if !state.keep_balance {
+            state.balance = response.balance_after_cents;
+        }
         state.sales.push(response.clone());
         let index = state.sales.len() - 1;
         state.by_key.insert(request.idempotency_key, index);
@@ -122,6 +170,16 @@ impl Backend for FakeBackend {
         let state = self.state.borrow();
         let found = state.sales.iter().find(|s| s.sale_id() == sale_id).cloned();
         reply(found.ok_or_else(|| api(404, "NOT_FOUND")))
+    }
+    fn receipt(&self, _token: &str, sale_id: u64) -> Reply<String> {
+        let mut state = self.state.borrow_mut();
+        state.receipts.push(sale_id);
+        let found = state.sales.iter().find(|s| s.sale_id() == sale_id);
+        reply(
+            found
+                .map(|s| serde_json::to_string(s).unwrap())
+                .ok_or_else(|| api(404, "NOT_FOUND")),
+        )
     }
     fn reveal(&self, _token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         let mut state = self.state.borrow_mut();
@@ -166,14 +224,22 @@ impl Backend for FakeBackend {
         }))
     }
     fn blocks(&self) -> Reply<BlockList> {
-        let state = self.state.borrow();
+        let mut state = self.state.borrow_mut();
+        state.block_lists += 1;
+        let announced = state
+            .announced
+            .clone()
+            .unwrap_or_else(|| vec![state.block.commitment.clone()]);
         reply(Ok(BlockList {
-            blocks: vec![BlockInfo {
-                commitment: state.block.commitment.clone(),
-                status: BlockStatus::Open,
-                sold: None,
-                remaining_by_rank: None,
-            }],
+            blocks: announced
+                .into_iter()
+                .map(|commitment| BlockInfo {
+                    commitment,
+                    status: BlockStatus::Open,
+                    sold: None,
+                    remaining_by_rank: None,
+                })
+                .collect(),
         }))
     }
 }
@@ -204,8 +270,11 @@ pub fn host() -> web_sys::HtmlElement {
     let div: web_sys::HtmlElement = doc.create_element("div").unwrap().dyn_into().unwrap();
     div.style().set_property("width", "500px").unwrap();
     doc.body().unwrap().append_child(&div).unwrap();
-    // No sound in tests: browsers warn about audio without a real gesture.
+    // Each test starts with a browser that has seen no commitment (every
+    // fixture block is block 1, with its own root) and no pending purchase.
     let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    storage.clear().unwrap();
+    // No sound in tests: browsers warn about audio without a real gesture.
     storage.set_item("eldorado.muted", "1").unwrap();
     div
 }
@@ -224,4 +293,30 @@ pub fn text(root: &web_sys::Element, selector: &str) -> String {
 
 pub fn click(root: &web_sys::Element, selector: &str) {
     query(root, selector).click();
+}
+
+pub fn mount(backend: &FakeBackend, lang: Lang) -> (web_sys::HtmlElement, App) {
+    mount_pinned(backend, lang, None)
+}
+
+/// Mounted with `?key=` pinning the operator key.
+pub fn mount_pinned(
+    backend: &FakeBackend,
+    lang: Lang,
+    key: Option<&str>,
+) -> (web_sys::HtmlElement, App) {
+    let root = host();
+    let launch = Launch {
+        server: "http://fake".to_owned(),
+        token: Some("player-token".to_owned()),
+        lang,
+        key: key.map(str::to_owned),
+    };
+    let app = App::mount(&root, launch, Rc::new(backend.clone())).expect("mounts");
+    app.set_timing(Timing::REDUCED);
+    (root, app)
+}
+
+pub async fn ready(app: &App) {
+    wait_for("the session", || app.game().phase() == &Phase::Ready).await;
 }

@@ -1,0 +1,54 @@
+//! The commitments seen from the server, kept in `localStorage` so that a
+//! reload still catches an operator who signs a second, different
+//! commitment for a block already announced.
+
+use super::Inner;
+use crate::api::BlockList;
+use crate::commitments::{CommitmentBook, Equivocation};
+use crate::dom::{load_pref, save_pref};
+use crate::operator_key::OperatorKey;
+use eldorado_engine::SignedCommitment;
+use serde::Serialize;
+
+/// Scoped by operator key: block ids are one operator's numbering.
+fn storage_key(operator: &OperatorKey) -> String {
+    format!("eldorado.commitments.{}", operator.key.to_hex())
+}
+
+impl Inner {
+    /// Reads the book saved for this operator (an unreadable one is empty).
+    pub(super) fn load_book(&self, operator: &OperatorKey) {
+        let saved: Vec<SignedCommitment> = load_pref(&storage_key(operator))
+            .and_then(|text| js_sys::JSON::parse(&text).ok())
+            .and_then(|js| serde_wasm_bindgen::from_value(js).ok())
+            .unwrap_or_default();
+        self.book
+            .replace(CommitmentBook::from_saved(saved, &operator.key));
+    }
+
+    /// Records the open and pending commitments just listed, and saves the
+    /// book; returns the first equivocation found.
+    pub(super) fn remember_blocks(&self, list: &BlockList) -> Result<(), Equivocation> {
+        let Some(operator) = self.operator.get() else {
+            return Ok(());
+        };
+        let found = self
+            .book
+            .borrow_mut()
+            .remember_all(list.blocks.iter().map(|b| &b.commitment), &operator.key);
+        // JSON-compatible: the signed objects flatten their fields, which
+        // the default serializer would turn into a `Map` that JSON drops.
+        let saved = self
+            .book
+            .borrow()
+            .saved()
+            .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+            .ok()
+            .and_then(|js| js_sys::JSON::stringify(&js).ok())
+            .map(String::from);
+        if let Some(text) = saved {
+            save_pref(&storage_key(&operator), Some(&text));
+        }
+        found
+    }
+}

@@ -1,0 +1,102 @@
+//! The server's published figures (`GET /api/config`) against the engine's:
+//! the page shows the engine's paytable, odds, return and top prize, and
+//! reports any figure the server states differently as a verification
+//! failure instead of preferring either silently.
+
+use crate::api::{Config, Odds, PrizeRow};
+use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, RANKS};
+use eldorado_engine::Stake;
+
+/// A published figure that disagrees with the rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    Stakes,
+    PrizeTable,
+    Odds,
+    Rtp,
+    MaxWin,
+}
+
+/// The stakes of the rules, in cents.
+pub fn stakes() -> Vec<u64> {
+    Stake::ALL.iter().map(|s| s.cents()).collect()
+}
+
+/// The prize table of the rules, in the API's shape.
+pub fn prize_rows() -> Vec<PrizeRow> {
+    RANKS
+        .iter()
+        .map(|r| PrizeRow {
+            rank: r.rank,
+            multiple: u64::from(r.multiple),
+            count: u64::from(r.count),
+            direct: u64::from(r.direct),
+            via_extras: u64::from(r.via_extras),
+            decompositions: r
+                .decompositions
+                .iter()
+                .map(|d| d.iter().map(|&a| u64::from(a)).collect())
+                .collect(),
+        })
+        .collect()
+}
+
+/// One winning ticket in `tickets / winners`, from the rules.
+pub fn odds() -> Odds {
+    let (tickets, winners) = odds_fraction();
+    Odds { tickets, winners }
+}
+
+/// The top prize of each stake, from the rules.
+pub fn max_wins() -> Vec<(u64, u64)> {
+    Stake::ALL
+        .iter()
+        .map(|s| (s.cents(), max_win_cents(*s)))
+        .collect()
+}
+
+/// Every figure of `config` that the rules contradict, in display order.
+pub fn mismatches(config: &Config) -> Vec<Figure> {
+    let max_win_agrees = config.max_win_cents.len() == Stake::ALL.len()
+        && max_wins()
+            .iter()
+            .all(|&(stake, max)| config.max_win_for(stake) == Some(max));
+    [
+        (Figure::Stakes, config.stakes_cents == stakes()),
+        (Figure::PrizeTable, config.prize_table == prize_rows()),
+        (Figure::Odds, config.odds == odds()),
+        (Figure::Rtp, config.rtp_basis_points == rtp_basis_points()),
+        (Figure::MaxWin, max_win_agrees),
+    ]
+    .into_iter()
+    .filter_map(|(figure, agrees)| (!agrees).then_some(figure))
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures;
+
+    #[test]
+    fn the_engines_own_figures_agree() {
+        assert_eq!(mismatches(&fixtures::config("00")), Vec::<Figure>::new());
+    }
+
+    #[test]
+    fn every_changed_figure_is_reported() {
+        let mut config = fixtures::config("00");
+        config.prize_table[0].multiple = 8000;
+        config.rtp_basis_points = 9500;
+        assert_eq!(mismatches(&config), vec![Figure::PrizeTable, Figure::Rtp]);
+
+        let mut config = fixtures::config("00");
+        config.odds.winners += 1;
+        config.max_win_cents.insert("200".to_owned(), 1);
+        config.stakes_cents.push(500);
+        assert_eq!(
+            mismatches(&config),
+            vec![Figure::Stakes, Figure::Odds, Figure::MaxWin]
+        );
+    }
+}
