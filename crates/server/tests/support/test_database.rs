@@ -4,6 +4,7 @@
 //! `scripts/test.sh` sets it). Without it the PostgreSQL tests say so and
 //! pass without running: not every machine can run PostgreSQL.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const ENV: &str = "ELDORADO_TEST_POSTGRES";
@@ -22,7 +23,10 @@ impl TestDatabase {
         let Ok(admin_url) = std::env::var(ENV) else {
             // The test harness names each test's thread after the test.
             let test = std::thread::current().name().unwrap_or("a test").to_owned();
-            eprintln!(
+            // Straight to stderr, not `eprintln!`, which the harness hides
+            // for a passing test: a skip must be seen.
+            let _ = writeln!(
+                std::io::stderr(),
                 "SKIPPED {test}: PostgreSQL test not run, ${ENV} is not set \
                  (scripts/test.sh starts PostgreSQL and sets it)"
             );

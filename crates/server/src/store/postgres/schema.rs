@@ -15,12 +15,19 @@ const MIGRATION_LOCK: i64 = 0x0e1d_0001;
 pub(super) fn migrate(client: &mut Client) -> StoreResult<()> {
     let mut tx = client.transaction()?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
-    tx.batch_execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (
-             version    BIGINT PRIMARY KEY,
-             applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
-         )",
-    )?;
+    // Checked rather than `CREATE TABLE IF NOT EXISTS`, whose notice every
+    // later start would log.
+    let known: bool = tx
+        .query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[])?
+        .try_get(0)?;
+    if !known {
+        tx.batch_execute(
+            "CREATE TABLE schema_migrations (
+                 version    BIGINT PRIMARY KEY,
+                 applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+             )",
+        )?;
+    }
     let applied: i64 = tx
         .query_one("SELECT COUNT(*) FROM schema_migrations", &[])?
         .try_get(0)?;
