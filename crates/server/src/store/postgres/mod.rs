@@ -122,6 +122,20 @@ impl PostgresStore {
     }
 }
 
+/// Runs `f` where the blocking client may block. The `postgres` client
+/// drives its connection with a runtime of its own, which must not be
+/// started on a thread that drives async tasks: a caller on a tokio worker
+/// (a handler reading the store without `spawn_blocking`, as SQLite allows)
+/// is moved off it for the call.
+fn off_async<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(f)
+        }
+        _ => f(),
+    }
+}
+
 /// A failed transaction, sorted by whether running it again may succeed.
 enum TxError {
     Transient(StoreError),
@@ -156,55 +170,61 @@ impl From<StoreError> for TxError {
 
 impl Store for PostgresStore {
     fn blocks(&self) -> StoreResult<Vec<BlockRecord>> {
-        blocks::all(&mut *self.client()?)
+        off_async(|| blocks::all(&mut *self.client()?))
     }
 
     fn block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
-        rows::block_record(&mut *self.client()?, id)
+        off_async(|| rows::block_record(&mut *self.client()?, id))
     }
 
     fn next_block_id(&self) -> StoreResult<u64> {
-        blocks::next_id(&mut *self.client()?)
+        off_async(|| blocks::next_id(&mut *self.client()?))
     }
 
     fn insert_block(&self, block: &Block, signed: &SignedCommitment) -> StoreResult<BlockStatus> {
-        let now = self.clock.now_ms();
-        self.in_transaction(|tx| blocks::insert(tx, block, signed, now))
+        off_async(|| {
+            let now = self.clock.now_ms();
+            self.in_transaction(|tx| blocks::insert(tx, block, signed, now))
+        })
     }
 
     fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>> {
-        blocks::leaves(&mut *self.client()?, id)
+        off_async(|| blocks::leaves(&mut *self.client()?, id))
     }
 
     fn for_each_ticket(&self, id: u64, f: &mut dyn FnMut(Ticket, Hash) -> bool) -> StoreResult<()> {
-        blocks::for_each_ticket(&mut *self.client()?, id, f)
+        off_async(|| blocks::for_each_ticket(&mut *self.client()?, id, f))
     }
 
     fn close_block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
-        self.in_transaction(|tx| {
-            if !super::switch_over::close(tx, id)? {
-                return Ok(None);
-            }
-            rows::block_record(&mut tx.0, id)
+        off_async(|| {
+            self.in_transaction(|tx| {
+                if !super::switch_over::close(tx, id)? {
+                    return Ok(None);
+                }
+                rows::block_record(&mut tx.0, id)
+            })
         })
     }
 
     fn create_player(&self, id: &str, kind: PlayerKind, balance_cents: u64) -> StoreResult<bool> {
-        wallet::create_player(
-            &mut *self.client()?,
-            id,
-            kind,
-            balance_cents,
-            self.clock.now_ms(),
-        )
+        off_async(|| {
+            wallet::create_player(
+                &mut *self.client()?,
+                id,
+                kind,
+                balance_cents,
+                self.clock.now_ms(),
+            )
+        })
     }
 
     fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
-        wallet::player(&mut *self.client()?, id)
+        off_async(|| wallet::player(&mut *self.client()?, id))
     }
 
     fn transfer(&self, transfer: &Transfer, now_ms: u64) -> StoreResult<TransferOutcome> {
-        self.in_transaction(|tx| super::wallet::transfer(tx, transfer, now_ms))
+        off_async(|| self.in_transaction(|tx| super::wallet::transfer(tx, transfer, now_ms)))
     }
 
     fn create_session(
@@ -214,28 +234,32 @@ impl Store for PostgresStore {
         now_ms: u64,
         expires_at_ms: u64,
     ) -> StoreResult<()> {
-        wallet::create_session(
-            &mut *self.client()?,
-            token_hash,
-            player_id,
-            now_ms,
-            expires_at_ms,
-        )
+        off_async(|| {
+            wallet::create_session(
+                &mut *self.client()?,
+                token_hash,
+                player_id,
+                now_ms,
+                expires_at_ms,
+            )
+        })
     }
 
     fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>> {
-        wallet::session(&mut *self.client()?, token_hash)
+        off_async(|| wallet::session(&mut *self.client()?, token_hash))
     }
 
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
-        self.in_transaction(|tx| {
-            sales::lock_batch(tx, requests)?;
-            super::sale_batch::sell_batch(tx, requests, now_ms)
+        off_async(|| {
+            self.in_transaction(|tx| {
+                sales::lock_batch(tx, requests)?;
+                super::sale_batch::sell_batch(tx, requests, now_ms)
+            })
         })
     }
 
     fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>> {
-        sales::sale(&mut *self.client()?, player_id, sale_id)
+        off_async(|| sales::sale(&mut *self.client()?, player_id, sale_id))
     }
 
     fn history(
@@ -244,29 +268,31 @@ impl Store for PostgresStore {
         before: Option<u64>,
         limit: u32,
     ) -> StoreResult<Vec<SaleRecord>> {
-        sales::history(&mut *self.client()?, player_id, before, limit)
+        off_async(|| sales::history(&mut *self.client()?, player_id, before, limit))
     }
 
     fn unrevealed(&self, player_id: &str) -> StoreResult<Option<SaleRecord>> {
-        sales::unrevealed(&mut *self.client()?, player_id)
+        off_async(|| sales::unrevealed(&mut *self.client()?, player_id))
     }
 
     fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>> {
-        let Ok(sale_id) = i64::try_from(sale_id) else {
-            return Ok(None);
-        };
-        sales::set_revealed(&mut *self.client()?, player_id, sale_id, revealed)
+        off_async(|| {
+            let Ok(sale_id) = i64::try_from(sale_id) else {
+                return Ok(None);
+            };
+            sales::set_revealed(&mut *self.client()?, player_id, sale_id, revealed)
+        })
     }
 
     fn totals(&self) -> StoreResult<Totals> {
-        sales::totals(&mut *self.client()?)
+        off_async(|| sales::totals(&mut *self.client()?))
     }
 
     fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
-        shared::try_generation_lease(self.client()?)
+        off_async(|| shared::try_generation_lease(self.client()?))
     }
 
     fn shared_secret(&self, name: &str, fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {
-        shared::secret(&mut *self.client()?, name, fresh).map(Some)
+        off_async(|| shared::secret(&mut *self.client()?, name, fresh).map(Some))
     }
 }
