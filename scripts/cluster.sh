@@ -42,10 +42,7 @@ listen_addresses = '127.0.0.1'
 wal_level = replica
 max_wal_senders = 5
 wal_keep_size = '256MB'
-# Durability: a commit returns once the WAL is flushed here AND on the
-# standby named below, so an acknowledged sale survives losing the primary.
 synchronous_commit = on
-synchronous_standby_names = 'eldorado_standby'
 fsync = on
 full_page_writes = on
 CONF
@@ -66,10 +63,18 @@ SQL
         # -R writes standby.signal and the connection to the primary;
         # application_name is how the primary knows its synchronous standby.
         as_postgres env PGPASSWORD="$password" pg_basebackup -h 127.0.0.1 -p "$PRIMARY_PORT" \
-            -U "$REPLICATOR" -D "$data" -R -X stream \
+            -U "$REPLICATOR" -D "$data" -R -X stream -c fast \
             -d "application_name=eldorado_standby"
     fi
     pg_ctlcluster "$v" eldorado-standby start 2>/dev/null || true
+    # Durability, once the standby exists (set earlier, every commit would
+    # wait for a standby that is not there yet): a commit returns once its
+    # WAL is flushed on the primary AND on the standby, so an acknowledged
+    # sale survives losing the primary.
+    cat > "/etc/postgresql/$v/eldorado-primary/conf.d/synchronous.conf" <<CONF
+synchronous_standby_names = 'eldorado_standby'
+CONF
+    pg_ctlcluster "$v" eldorado-primary reload
 }
 
 database_url() {

@@ -35,7 +35,16 @@ pub enum ErrorCode {
     MethodNotAllowed,
     Conflict,
     PayloadTooLarge,
+    /// 408: the client did not send its request body in time.
+    RequestTimeout,
+    /// 429: too many requests of this kind from one address; see `Retry-After`.
+    RateLimited,
     SoldOut,
+    /// 503: the server is at its limit of requests in flight; see `Retry-After`.
+    Overloaded,
+    /// 503: the server did not answer in time. A sale may still have been
+    /// made: retry it with the same idempotency key.
+    Timeout,
     Internal,
 }
 
@@ -52,7 +61,11 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
+            ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::SoldOut => "SOLD_OUT",
+            ErrorCode::Overloaded => "OVERLOADED",
+            ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Internal => "INTERNAL",
         }
     }

@@ -163,6 +163,14 @@ pub fn balance() -> Value {
     json!({"player_id": "casino-7731", "balance_cents": 2500})
 }
 
+pub fn sessions_ended() -> Value {
+    json!({"player_id": "casino-7731", "sessions_ended": 2})
+}
+
+pub fn health() -> Value {
+    json!({"status": "ok", "sale_writer": true, "block_generator": true, "store": true})
+}
+
 pub fn error_body() -> Value {
     json!({"error": {"code": "INSUFFICIENT_FUNDS",
                      "message": "your balance of 40 cents does not cover 100 cents"}})

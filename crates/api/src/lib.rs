@@ -9,6 +9,7 @@
 mod block;
 mod config;
 mod error;
+mod health;
 mod history;
 mod sale;
 mod session;
@@ -22,7 +23,8 @@ pub mod schema;
 pub use block::{BlockInfo, BlockList, BlockStatus, RankRemaining};
 pub use config::{Config, Odds, PrizeRow};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
+pub use health::Health;
 pub use history::{HistoryItem, HistoryPage, SaleStatus};
 pub use sale::{BuyRequest, RevealAck, RevealRequest, SaleResponse};
-pub use session::{DemoPlayerRequest, OperatorSessionRequest, Session};
+pub use session::{DemoPlayerRequest, OperatorSessionRequest, Session, SessionsEnded};
 pub use wallet::{Balance, TransferRequest};

@@ -44,3 +44,14 @@ pub struct OperatorSessionRequest {
     #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_.-]{1,64}$"))]
     pub player_id: String,
 }
+
+/// `DELETE /api/operator/players/{player_id}/sessions`: every session of the
+/// player ended at once (a lost device, a closed account).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::sessions_ended)))]
+pub struct SessionsEnded {
+    pub player_id: String,
+    /// Sessions that were live or expired and are now gone.
+    pub sessions_ended: u64,
+}

@@ -46,7 +46,11 @@ fn error_codes() {
         ErrorCode::MethodNotAllowed,
         ErrorCode::Conflict,
         ErrorCode::PayloadTooLarge,
+        ErrorCode::RequestTimeout,
+        ErrorCode::RateLimited,
         ErrorCode::SoldOut,
+        ErrorCode::Overloaded,
+        ErrorCode::Timeout,
         ErrorCode::Internal,
     ] {
         assert_eq!(wire(code), code.as_str());

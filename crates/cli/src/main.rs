@@ -2,6 +2,7 @@
 
 mod block_cmd;
 mod serve_cmd;
+mod verify_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,9 @@ enum Command {
     },
     /// Run the game server (API, page, durable sales).
     Serve(serve_cmd::ServeArgs),
+    /// Check a ticket receipt offline: the sale, its block's commitment,
+    /// the rules and the Merkle proof, against the operator's key.
+    Verify(verify_cmd::VerifyArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +37,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Block { command } => block_cmd::run(command),
         Command::Serve(args) => serve_cmd::run(args),
+        Command::Verify(args) => verify_cmd::run(args),
     };
     match result {
         Ok(code) => code,

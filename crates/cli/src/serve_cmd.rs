@@ -1,11 +1,13 @@
 //! `eldorado serve`: the game server.
 
 use clap::Args;
+use eldorado_server::config::Limits;
 use eldorado_server::database::Database;
 use eldorado_server::Config;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -50,6 +52,37 @@ pub struct ServeArgs {
     /// e.g. "'self' https://portal.example".
     #[arg(long, default_value = "'self'")]
     frame_ancestors: String,
+    /// Milliseconds to receive a request's headers (also an idle kept-alive
+    /// connection's next request) before the connection is closed.
+    #[arg(long, default_value_t = 10_000)]
+    header_timeout_ms: u64,
+    /// Milliseconds to receive a request's body before 408 REQUEST_TIMEOUT.
+    #[arg(long, default_value_t = 10_000)]
+    body_timeout_ms: u64,
+    /// Milliseconds to answer a request before 503 TIMEOUT.
+    #[arg(long, default_value_t = 30_000)]
+    request_timeout_ms: u64,
+    /// Requests handled at once; more are refused with 503 OVERLOADED.
+    #[arg(long, default_value_t = 512)]
+    max_in_flight: usize,
+    /// Connections open at once; more wait in the listen backlog.
+    #[arg(long, default_value_t = 4_096)]
+    max_connections: usize,
+    /// Demo players one IP address may create per minute (429 RATE_LIMITED).
+    #[arg(long, default_value_t = 10)]
+    demo_players_per_minute: u32,
+    /// Sales one IP address may ask for per second (429 RATE_LIMITED).
+    #[arg(long, default_value_t = 20)]
+    sales_per_second: u32,
+    /// Sessions kept in memory (the database holds them all).
+    #[arg(long, default_value_t = 100_000)]
+    session_cache: usize,
+    /// Seconds between deletions of expired sessions.
+    #[arg(long, default_value_t = 600)]
+    session_sweep_secs: u64,
+    /// Seconds a block export download may take before it is cut off.
+    #[arg(long, default_value_t = 600)]
+    export_deadline_secs: u64,
 }
 
 pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
@@ -71,6 +104,18 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.pool_size = args.pool_size;
     config.key_file = args.key_file;
     config.block_poll = std::time::Duration::from_millis(args.block_poll_ms);
+    config.limits = Limits {
+        header_timeout: Duration::from_millis(args.header_timeout_ms),
+        body_timeout: Duration::from_millis(args.body_timeout_ms),
+        request_timeout: Duration::from_millis(args.request_timeout_ms),
+        max_in_flight: args.max_in_flight,
+        max_connections: args.max_connections,
+        demo_players_per_minute: args.demo_players_per_minute,
+        sales_per_second: args.sales_per_second,
+        session_cache: args.session_cache,
+        session_sweep: Duration::from_secs(args.session_sweep_secs),
+        export_deadline: Duration::from_secs(args.export_deadline_secs),
+    };
     config.check()?;
     if let Some(seed) = config.demo_seed {
         eprintln!(

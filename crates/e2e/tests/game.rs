@@ -600,5 +600,46 @@ async fn a_tampered_sale_is_refused_on_the_page() {
         },
     );
     assert!(report.is_verified(), "{:?}", report.first_failure());
+
+    // The same sale as a receipt (the exact JSON the history's download
+    // holds) checks out offline with `eldorado verify`, and a changed prize
+    // does not.
+    let (status, receipt) = server
+        .api
+        .get_raw(&format!("/api/sales/{}", latest.sale_id), Some(&token))
+        .await
+        .expect("GET the receipt");
+    assert!(status.is_success());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("receipt.json");
+    std::fs::write(&file, &receipt).unwrap();
+    let verify = |file: &std::path::Path| {
+        std::process::Command::new(paths::eldorado_bin())
+            .arg("verify")
+            .arg(file)
+            .args([
+                "--key",
+                &operator.to_hex(),
+                "--player",
+                &genuine.sale.sale.player,
+            ])
+            .output()
+            .expect("run eldorado verify")
+    };
+    let output = verify(&file);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("VERIFIED"), "{stdout}");
+    let mut forged: serde_json::Value = serde_json::from_slice(&receipt).unwrap();
+    let prize = forged["sale"]["ticket"]["prize_cents"].as_u64().unwrap();
+    forged["sale"]["ticket"]["prize_cents"] = (prize + 100).into();
+    std::fs::write(&file, serde_json::to_vec(&forged).unwrap()).unwrap();
+    let output = verify(&file);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
     browser.close().await;
 }

@@ -4,8 +4,8 @@
 //! big-endian, grids are their 15 ASCII codes. Signatures cover these bytes,
 //! never a JSON serialization.
 
+use crate::fixed_bytes::{ClientNonce, Hash, PublicKeyBytes, SignatureBytes};
 use crate::prize_table::prize_table_digest;
-use crate::salt::{ClientNonce, Hash, PublicKeyBytes, SignatureBytes};
 use crate::ticket::Ticket;
 use ed25519_dalek::{Signer, SigningKey, Verifier, VerifyingKey};
 use serde::{Deserialize, Serialize};

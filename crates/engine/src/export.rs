@@ -5,10 +5,10 @@
 //! the browser.
 
 use crate::commit::{leaf_hash, Commitment, Money, SignedCommitment};
+use crate::fixed_bytes::{Hash, PublicKeyBytes, SignatureBytes};
 use crate::generate::{apportion, Block, Params};
 use crate::merkle::MerkleTree;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS, RANKS};
-use crate::salt::{Hash, PublicKeyBytes, SignatureBytes};
 use crate::ticket::{validate_ticket, Ticket, MAX_EXTRAS};
 use serde::{Deserialize, Serialize};
 

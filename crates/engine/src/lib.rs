@@ -7,12 +7,12 @@
 
 pub mod commit;
 pub mod export;
+pub mod fixed_bytes;
 pub mod generate;
 pub mod grid;
 pub mod line;
 pub mod merkle;
 pub mod prize_table;
-pub mod salt;
 pub mod stake;
 pub mod symbol;
 pub mod ticket;
@@ -20,10 +20,10 @@ pub mod verify;
 
 pub use commit::{Commitment, Money, Sale, SignedCommitment, SignedSale};
 pub use ed25519_dalek::SigningKey;
+pub use fixed_bytes::{ClientNonce, Hash, PublicKeyBytes, Salt, SignatureBytes};
 pub use generate::{generate_block, Block, Params};
 pub use grid::Grid;
 pub use line::{evaluate_line, Award, Combination, LineOutcome};
-pub use salt::{ClientNonce, Hash, PublicKeyBytes, Salt, SignatureBytes};
 pub use stake::Stake;
 pub use symbol::Symbol;
 pub use ticket::{evaluate_grids, validate_ticket, Evaluation, Ticket, TicketError};

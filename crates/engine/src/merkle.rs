@@ -5,7 +5,7 @@
 //! siblings actually hashed, bottom up; which side each one is on follows
 //! from the position and the leaf count, so the proof carries no side bits.
 
-use crate::salt::Hash;
+use crate::fixed_bytes::Hash;
 use sha2::{Digest, Sha256};
 
 /// Domain tag of an inner node; leaves use their own (see [`crate::commit`]).

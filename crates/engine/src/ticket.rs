@@ -1,9 +1,9 @@
 //! A ticket and its evaluation under SPEC §5.
 
+use crate::fixed_bytes::Salt;
 use crate::grid::{Grid, ROWS};
 use crate::line::{evaluate_line, LineError, LineOutcome};
 use crate::prize_table::{rank_of_multiple, Rank};
-use crate::salt::Salt;
 use crate::stake::Stake;
 use serde::{Deserialize, Serialize};
 

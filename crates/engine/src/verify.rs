@@ -8,9 +8,9 @@
 //! checks that ran.
 
 use crate::commit::{Money, SignedCommitment, SignedSale};
+use crate::fixed_bytes::{ClientNonce, PublicKeyBytes};
 use crate::merkle::verify_proof;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS};
-use crate::salt::{ClientNonce, PublicKeyBytes};
 use crate::ticket::{validate_ticket, Evaluation};
 
 /// One check of the verification, in the order they run.

@@ -10,12 +10,14 @@ use eldorado_engine::{
     generate_block, BlockRng, Hash, Money, Params, SeedableRng, SigningKey, Stake,
 };
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 /// Trees of finished blocks kept after a rebuild (each is ~26 MB).
 const OLD_TREES: usize = 2;
+/// Pause before a failed or panicked generation is tried again.
+const RETRY_AFTER_FAILURE: std::time::Duration = std::time::Duration::from_secs(1);
 
 #[derive(Clone, Copy, Debug)]
 pub enum Seeding {
@@ -48,6 +50,9 @@ pub struct BlockBook {
     refreshing: AtomicBool,
     /// A refresh was asked for since the running one started.
     again: AtomicBool,
+    /// Refreshes (generations among them) that failed or panicked since the
+    /// last success.
+    failures: AtomicU64,
 }
 
 /// How long a starting server waits before asking again for the generation
@@ -69,6 +74,7 @@ impl BlockBook {
             filling: Mutex::new(()),
             refreshing: AtomicBool::new(false),
             again: AtomicBool::new(false),
+            failures: AtomicU64::new(0),
         }))
     }
 
@@ -262,8 +268,28 @@ impl BlockBook {
             .name("block-supply".into())
             .spawn(move || loop {
                 while book.again.swap(false, Ordering::SeqCst) {
-                    if let Err(e) = book.refresh() {
-                        tracing::error!(error = %e, "keeping the block supply failed");
+                    // Supervised: a failure or a panic is logged and the
+                    // refresh tried again after a pause, instead of leaving
+                    // the supply short for good.
+                    let run =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| book.refresh()));
+                    let failed = match run {
+                        Ok(Ok(())) => false,
+                        Ok(Err(e)) => {
+                            tracing::error!(error = %e, "keeping the block supply failed");
+                            true
+                        }
+                        Err(_) => {
+                            tracing::error!("the block generator panicked; restarting it");
+                            true
+                        }
+                    };
+                    if failed {
+                        book.failures.fetch_add(1, Ordering::SeqCst);
+                        std::thread::sleep(RETRY_AFTER_FAILURE);
+                        book.again.store(true, Ordering::SeqCst);
+                    } else {
+                        book.failures.store(0, Ordering::SeqCst);
                     }
                 }
                 book.refreshing.store(false, Ordering::SeqCst);
@@ -289,6 +315,12 @@ impl BlockBook {
             self.fill(false)?;
         }
         Ok(())
+    }
+
+    /// False while the last generation failed or panicked and no later one
+    /// has succeeded (it is being retried).
+    pub fn generator_ok(&self) -> bool {
+        self.failures.load(Ordering::SeqCst) == 0
     }
 
     /// Moves trees of blocks that sold out or were closed out of the live set.
@@ -334,5 +366,51 @@ impl BlockBook {
         old.iter()
             .find(|(other, _)| *other == id)
             .map(|(_, tree)| Arc::clone(tree))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+    use crate::store::failing::{FailingStore, PANIC, WORK};
+    use crate::store::sqlite::SqliteStore;
+    use std::time::{Duration, Instant};
+
+    /// Only keeps a broken generator from hanging the test.
+    const LIMIT: Duration = Duration::from_secs(300);
+
+    fn wait_until(what: &str, done: impl Fn() -> bool) {
+        let started = Instant::now();
+        while !done() {
+            assert!(started.elapsed() < LIMIT, "never: {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn a_panicking_generator_is_restarted_and_health_says_so_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let store = Arc::new(FailingStore::new(
+            SqliteStore::open(&dir.path().join("db"), clock).unwrap(),
+        ));
+        let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
+        let book = BlockBook::new(store.clone(), key, Seeding::Demo(3)).unwrap();
+        assert!(book.generator_ok());
+
+        store.blocks.store(PANIC, Ordering::SeqCst);
+        book.ensure_supply();
+        wait_until("a failure is reported", || !book.generator_ok());
+
+        store.blocks.store(WORK, Ordering::SeqCst);
+        // Every stake gets its open and pending blocks after all.
+        wait_until("every stake is supplied", || {
+            let blocks = store.blocks().unwrap();
+            Stake::ALL
+                .iter()
+                .all(|s| book.live_count(&blocks, s.cents()) == 2)
+        });
+        wait_until("the generator is healthy again", || book.generator_ok());
     }
 }

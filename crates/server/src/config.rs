@@ -36,6 +36,51 @@ pub struct Config {
     /// How often the block book re-reads which blocks are on sale (another
     /// server of the deployment may have changed them).
     pub block_poll: Duration,
+    /// Resource limits: every one has a flag of `eldorado serve`.
+    pub limits: Limits,
+}
+
+/// What one client, or all of them together, may hold of the server.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Time to receive a request's headers; then the connection is closed
+    /// (slowloris).
+    pub header_timeout: Duration,
+    /// Time to receive a request's body; then 408 `REQUEST_TIMEOUT`.
+    pub body_timeout: Duration,
+    /// Time to answer a request (up to its first byte); then 503 `TIMEOUT`.
+    pub request_timeout: Duration,
+    /// Requests handled at once; more are shed with 503 `OVERLOADED`.
+    pub max_in_flight: usize,
+    /// Open connections; further ones wait in the listen backlog.
+    pub max_connections: usize,
+    /// Demo players one IP address may create per minute (429 `RATE_LIMITED`).
+    pub demo_players_per_minute: u32,
+    /// Sales one IP address may ask for per second (429 `RATE_LIMITED`).
+    pub sales_per_second: u32,
+    /// Sessions kept in memory; the store holds all of them.
+    pub session_cache: usize,
+    /// How often expired sessions are deleted from the store.
+    pub session_sweep: Duration,
+    /// Longest time a block export may take to send.
+    pub export_deadline: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_in_flight: 512,
+            max_connections: 4_096,
+            demo_players_per_minute: 10,
+            sales_per_second: 20,
+            session_cache: 100_000,
+            session_sweep: Duration::from_secs(600),
+            export_deadline: Duration::from_secs(600),
+        }
+    }
 }
 
 impl Config {
@@ -62,6 +107,7 @@ impl Config {
             pool_size: 16,
             key_file: None,
             block_poll: Duration::from_secs(1),
+            limits: Limits::default(),
         }
     }
 
@@ -92,6 +138,34 @@ impl Config {
         }
         if self.block_poll.is_zero() {
             return Err("--block-poll-ms must be at least 1".to_owned());
+        }
+        let l = &self.limits;
+        let durations = [
+            ("--header-timeout-ms", l.header_timeout),
+            ("--body-timeout-ms", l.body_timeout),
+            ("--request-timeout-ms", l.request_timeout),
+            ("--session-sweep-secs", l.session_sweep),
+            ("--export-deadline-secs", l.export_deadline),
+        ];
+        for (flag, value) in durations {
+            if value.is_zero() {
+                return Err(format!("{flag} must be above 0"));
+            }
+        }
+        let counts = [
+            ("--max-in-flight", l.max_in_flight as u64),
+            ("--max-connections", l.max_connections as u64),
+            (
+                "--demo-players-per-minute",
+                l.demo_players_per_minute.into(),
+            ),
+            ("--sales-per-second", l.sales_per_second.into()),
+            ("--session-cache", l.session_cache as u64),
+        ];
+        for (flag, value) in counts {
+            if value == 0 {
+                return Err(format!("{flag} must be at least 1"));
+            }
         }
         Ok(())
     }

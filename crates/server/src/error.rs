@@ -33,6 +33,19 @@ pub enum ApiError {
     DemoDisabled,
     #[error("no block of this stake is on sale right now; try again shortly")]
     SoldOut,
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
+    #[error("too many {what} from your address; retry in {retry_after_secs} s")]
+    RateLimited {
+        what: &'static str,
+        retry_after_secs: u64,
+    },
+    #[error("the server is busy; retry in {retry_after_secs} s")]
+    Overloaded { retry_after_secs: u64 },
+    /// The work may still complete: a sale retried with the same key is
+    /// answered once, never sold twice.
+    #[error("the server did not answer in time; retry (a sale with the same idempotency key)")]
+    Timeout,
     #[error("this method is not allowed here")]
     MethodNotAllowed,
     /// The cause is logged, never shown.
@@ -53,6 +66,10 @@ impl ApiError {
             ApiError::Conflict(_) => ErrorCode::Conflict,
             ApiError::DemoDisabled => ErrorCode::DemoDisabled,
             ApiError::SoldOut => ErrorCode::SoldOut,
+            ApiError::RequestTimeout => ErrorCode::RequestTimeout,
+            ApiError::RateLimited { .. } => ErrorCode::RateLimited,
+            ApiError::Overloaded { .. } => ErrorCode::Overloaded,
+            ApiError::Timeout => ErrorCode::Timeout,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
@@ -67,7 +84,11 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
-            ApiError::SoldOut => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::SoldOut | ApiError::Overloaded { .. } | ApiError::Timeout => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -75,6 +96,17 @@ impl ApiError {
 
     pub fn internal(cause: impl std::fmt::Display) -> ApiError {
         ApiError::Internal(cause.to_string())
+    }
+
+    /// Seconds a client should wait before retrying (`Retry-After`).
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            ApiError::RateLimited {
+                retry_after_secs, ..
+            }
+            | ApiError::Overloaded { retry_after_secs } => Some(*retry_after_secs),
+            _ => None,
+        }
     }
 
     pub fn not_found(what: &str) -> ApiError {
@@ -100,6 +132,12 @@ impl IntoResponse for ApiError {
             tracing::error!(%cause, "internal error answered as INTERNAL");
         }
         let body = ErrorBody::new(self.code(), self.to_string());
-        (self.status(), Json(body)).into_response()
+        let mut response = (self.status(), Json(body)).into_response();
+        if let Some(secs) = self.retry_after_secs() {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }

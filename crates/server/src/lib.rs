@@ -10,8 +10,11 @@ pub mod clock;
 pub mod config;
 pub mod database;
 pub mod error;
+pub mod exports;
 pub mod keys;
+mod listener;
 pub mod openapi;
+pub mod rate_limit;
 pub mod routes;
 pub mod sales;
 pub mod sessions;
@@ -53,8 +56,34 @@ pub async fn serve(
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
     tracing::info!(addr = %listener.local_addr()?, "eldorado server listening");
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    serve_on(listener, state, shutdown).await
+}
+
+/// Serves `state` on a bound listener until `shutdown` completes, with the
+/// connection limits and the periodic session sweep.
+pub async fn serve_on(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let sweeper = tokio::spawn(sweep_sessions(state.clone()));
+    let served = listener::serve(listener, state, shutdown).await;
+    sweeper.abort();
+    served?;
     Ok(())
+}
+
+/// Deletes expired sessions every `--session-sweep-secs`, so the sessions
+/// table and the cache hold live sessions only.
+async fn sweep_sessions(state: AppState) {
+    let mut every = tokio::time::interval(state.config.limits.session_sweep);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        match state.blocking(|s| s.sessions.sweep()).await {
+            Ok(0) => {}
+            Ok(deleted) => tracing::info!(deleted, "expired sessions deleted"),
+            Err(e) => tracing::error!(error = %e, "the session sweep failed"),
+        }
+    }
 }

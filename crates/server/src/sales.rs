@@ -2,11 +2,17 @@
 //! channel and commits whatever has queued up as one durable transaction
 //! (group commit). The fsync is paid once per batch, not once per sale, and
 //! one writer means no two sales can race for a ticket or a balance.
+//!
+//! The writer is supervised: a panic anywhere in its loop is logged and the
+//! loop starts again on the same queue, so a dead writer never leaves the
+//! server unable to sell. Sales of the batch that panicked are answered
+//! `INTERNAL` (none of them committed); later ones are sold as usual.
 
 use crate::blocks::BlockBook;
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::store::{SaleOutcome, SaleRequest, Store};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
@@ -21,6 +27,14 @@ struct Job {
 #[derive(Clone)]
 pub struct SaleDesk {
     queue: mpsc::Sender<Job>,
+    watch: Arc<Watch>,
+}
+
+/// What the supervisor tells the health check.
+#[derive(Default)]
+struct Watch {
+    running: AtomicBool,
+    restarts: AtomicU64,
 }
 
 impl SaleDesk {
@@ -31,12 +45,40 @@ impl SaleDesk {
         clock: Arc<dyn Clock>,
         max_batch: usize,
     ) -> SaleDesk {
-        let (queue, jobs) = mpsc::channel(QUEUE);
+        let (queue, mut jobs) = mpsc::channel(QUEUE);
+        let watch = Arc::new(Watch::default());
+        watch.running.store(true, Ordering::SeqCst);
+        let supervisor = Arc::clone(&watch);
         std::thread::Builder::new()
             .name("sale-writer".into())
-            .spawn(move || writer(jobs, store, book, clock, max_batch))
+            .spawn(move || {
+                loop {
+                    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        writer(&mut jobs, &store, &book, &*clock, max_batch)
+                    }));
+                    match run {
+                        // Every desk was dropped: the server is stopping.
+                        Ok(()) => break,
+                        Err(_) => {
+                            let restarts = supervisor.restarts.fetch_add(1, Ordering::SeqCst) + 1;
+                            tracing::error!(restarts, "the sale writer panicked; restarting it");
+                        }
+                    }
+                }
+                supervisor.running.store(false, Ordering::SeqCst);
+            })
             .expect("the sale writer thread starts");
-        SaleDesk { queue }
+        SaleDesk { queue, watch }
+    }
+
+    /// The writer loop is running (restarted after any panic).
+    pub fn is_running(&self) -> bool {
+        self.watch.running.load(Ordering::SeqCst)
+    }
+
+    /// Times the writer panicked and was restarted.
+    pub fn restarts(&self) -> u64 {
+        self.watch.restarts.load(Ordering::SeqCst)
     }
 
     pub async fn sell(&self, request: SaleRequest) -> Result<SaleOutcome, ApiError> {
@@ -52,10 +94,10 @@ impl SaleDesk {
 }
 
 fn writer(
-    mut jobs: mpsc::Receiver<Job>,
-    store: Arc<dyn Store>,
-    book: Arc<BlockBook>,
-    clock: Arc<dyn Clock>,
+    jobs: &mut mpsc::Receiver<Job>,
+    store: &Arc<dyn Store>,
+    book: &Arc<BlockBook>,
+    clock: &dyn Clock,
     max_batch: usize,
 ) {
     let mut batch = Vec::with_capacity(max_batch);
@@ -85,6 +127,7 @@ fn writer(
                         sold_out |= r.sold_out_block() || previous.is_some_and(|b| b != r.block);
                     }
                     sold_out |= outcome == SaleOutcome::SoldOut;
+                    // A reply nobody waits for (the client left) changes nothing.
                     let _ = job.reply.send(Ok(outcome));
                 }
             }
@@ -109,5 +152,72 @@ fn writer(
         if sold_out {
             book.ensure_supply();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The desk over a store that fails on demand, and a clock that panics
+    //! once in the writer loop itself (outside any batch).
+    use super::*;
+    use crate::blocks::Seeding;
+    use crate::clock::ManualClock;
+    use crate::store::failing::{FailingStore, FAIL, PANIC, WORK};
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::*;
+    use eldorado_engine::Stake;
+
+    /// Panics once when armed: a fault in the writer loop, not in a batch.
+    #[derive(Default)]
+    struct ArmedClock(AtomicBool);
+
+    impl Clock for ArmedClock {
+        fn now_ms(&self) -> u64 {
+            if self.0.swap(false, Ordering::SeqCst) {
+                panic!("the clock broke");
+            }
+            1_700_000_000_000
+        }
+    }
+
+    fn request() -> SaleRequest {
+        SaleRequest {
+            player_id: "ann".to_owned(),
+            stake: Stake::from_cents(50).unwrap(),
+            idempotency_key: "desk-fault-1".to_owned(),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_desk_survives_a_failing_store_and_a_panicking_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_700_000_000_000));
+        let inner = SqliteStore::open(&dir.path().join("db"), clock).unwrap();
+        // A player who cannot pay: a working store answers without any block.
+        inner.create_player("ann", PlayerKind::Demo, 10).unwrap();
+        let store = Arc::new(FailingStore::new(inner));
+        let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
+        let book = BlockBook::new(store.clone(), key, Seeding::Demo(1)).unwrap();
+        let armed = Arc::new(ArmedClock::default());
+        let desk = SaleDesk::start(store.clone(), book, armed.clone(), 8);
+        let refused = SaleOutcome::InsufficientFunds { balance_cents: 10 };
+
+        assert_eq!(desk.sell(request()).await.unwrap(), refused);
+        for mode in [FAIL, PANIC] {
+            store.sales.store(mode, Ordering::SeqCst);
+            let failed = desk.sell(request()).await.unwrap_err();
+            assert_eq!(failed.code(), eldorado_api::ErrorCode::Internal);
+            store.sales.store(WORK, Ordering::SeqCst);
+            assert_eq!(desk.sell(request()).await.unwrap(), refused);
+        }
+        assert_eq!(desk.restarts(), 0);
+
+        armed.0.store(true, Ordering::SeqCst);
+        let dropped = desk.sell(request()).await.unwrap_err();
+        assert_eq!(dropped.code(), eldorado_api::ErrorCode::Internal);
+        // The restarted writer sells again (and counted its restart first).
+        assert_eq!(desk.sell(request()).await.unwrap(), refused);
+        assert_eq!(desk.restarts(), 1);
+        assert!(desk.is_running());
     }
 }

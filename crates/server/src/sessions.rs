@@ -1,16 +1,20 @@
 //! Player sessions: random bearer tokens (256 bits) that expire. Only the
 //! SHA-256 of a token is stored, so a copy of the database grants nothing.
+//!
+//! The store holds every session; the cache only spares it a read per
+//! request and is bounded (`--session-cache`). A session ends when it
+//! expires, when its player signs out (`DELETE /api/session`) or when the
+//! operator ends all of a player's sessions; expired rows are deleted by a
+//! periodic sweep (`--session-sweep-secs`).
 
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::keys::{digest, os_random};
-use crate::store::Store;
+use crate::store::{NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, Store};
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, RwLockWriteGuard};
 use std::time::Duration;
-
-/// Cached sessions before the cache is swept of expired entries.
-const CACHE_SWEEP_AT: usize = 100_000;
 
 #[derive(Clone, Debug)]
 pub struct Session {
@@ -25,48 +29,112 @@ pub struct Sessions {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     ttl: Duration,
+    capacity: usize,
     /// Token digest to (player, expiry).
     cache: RwLock<HashMap<[u8; 32], CachedSession>>,
+    /// Moves at every revocation, so that a lookup which read the store
+    /// before a revocation does not put the revoked session back in the cache.
+    revocations: AtomicU64,
 }
 
+const REFUSED: ApiError =
+    ApiError::Unauthorized("a valid session token is required (Authorization: Bearer)");
+
 impl Sessions {
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, ttl: Duration) -> Sessions {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        ttl: Duration,
+        capacity: usize,
+    ) -> Sessions {
         Sessions {
             store,
             clock,
             ttl,
+            capacity: capacity.max(1),
             cache: RwLock::new(HashMap::new()),
+            revocations: AtomicU64::new(0),
         }
     }
 
-    /// Creates and stores a new session (blocking: one durable commit).
-    pub fn create(&self, player_id: &str) -> Result<Session, ApiError> {
+    fn cache_write(&self) -> RwLockWriteGuard<'_, HashMap<[u8; 32], CachedSession>> {
+        self.cache.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Finds or creates the player and opens a session for it, in one store
+    /// transaction (blocking: one durable commit).
+    pub fn open(&self, player: &NewPlayer<'_>) -> Result<(Session, PlayerRecord), ApiError> {
         let token = hex::encode(os_random::<32>().map_err(ApiError::internal)?);
         let hash = digest(token.as_bytes());
         let now = self.clock.now_ms();
-        let expires_at_ms = now + self.ttl.as_millis() as u64;
-        self.store
-            .create_session(&hash, player_id, now, expires_at_ms)?;
-        let player_id: Arc<str> = Arc::from(player_id);
-        self.cache
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(hash, (Arc::clone(&player_id), expires_at_ms));
-        Ok(Session {
-            token,
-            player_id,
-            expires_at_ms,
-        })
+        let expires_at_ms = now.saturating_add(self.ttl.as_millis() as u64);
+        let opened = self.store.open_session(
+            player,
+            &NewSession {
+                token_hash: hash,
+                created_at_ms: now,
+                expires_at_ms,
+            },
+        )?;
+        let record = match opened {
+            SessionOpened::Opened(record) => record,
+            SessionOpened::OtherKind(PlayerKind::Demo) => {
+                return Err(ApiError::Forbidden("this id belongs to a demo player"))
+            }
+            SessionOpened::OtherKind(PlayerKind::Operator) | SessionOpened::Taken => {
+                return Err(ApiError::internal("a new player id was already taken"))
+            }
+        };
+        let player_id: Arc<str> = Arc::from(player.id);
+        self.remember(hash, (Arc::clone(&player_id), expires_at_ms), now);
+        Ok((
+            Session {
+                token,
+                player_id,
+                expires_at_ms,
+            },
+            record,
+        ))
+    }
+
+    fn remember(&self, hash: [u8; 32], entry: CachedSession, now: u64) {
+        let mut cache = self.cache_write();
+        self.make_room(&mut cache, now);
+        cache.insert(hash, entry);
+    }
+
+    /// Keeps the cache under its capacity: expired entries go first, then
+    /// those that expire soonest, down to three quarters so that the sort is
+    /// paid once per many insertions.
+    fn make_room(&self, cache: &mut HashMap<[u8; 32], CachedSession>, now: u64) {
+        if cache.len() < self.capacity {
+            return;
+        }
+        cache.retain(|_, (_, expires)| *expires > now);
+        if cache.len() < self.capacity {
+            return;
+        }
+        let keep = self.capacity * 3 / 4;
+        let mut expiries: Vec<u64> = cache.values().map(|(_, e)| *e).collect();
+        expiries.sort_unstable();
+        let cutoff = expiries[cache.len() - keep];
+        cache.retain(|_, (_, expires)| *expires >= cutoff);
+        // Ties at the cutoff may keep a few too many: drop arbitrary ones.
+        let excess = cache.len().saturating_sub(keep);
+        let drop: Vec<[u8; 32]> = cache.keys().take(excess).copied().collect();
+        for key in drop {
+            cache.remove(&key);
+        }
+    }
+
+    /// Sessions in the cache now (for tests and metrics).
+    pub fn cached(&self) -> usize {
+        self.cache.read().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     /// The live session of a token (may block on a store read after a restart).
     pub fn find(&self, token: &str) -> Result<Session, ApiError> {
-        const REFUSED: ApiError =
-            ApiError::Unauthorized("a valid session token is required (Authorization: Bearer)");
-        if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(REFUSED);
-        }
-        let hash = digest(token.as_bytes());
+        let hash = token_hash(token)?;
         let now = self.clock.now_ms();
         let cached = self
             .cache
@@ -77,15 +145,22 @@ impl Sessions {
         let (player_id, expires_at_ms) = match cached {
             Some(entry) => entry,
             None => {
+                let revocations = self.revocations.load(Ordering::SeqCst);
                 let Some(record) = self.store.session(&hash)? else {
                     return Err(REFUSED);
                 };
                 let entry = (Arc::<str>::from(record.player_id), record.expires_at_ms);
-                let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
-                if cache.len() >= CACHE_SWEEP_AT {
-                    cache.retain(|_, (_, expires)| *expires > now);
+                let mut cache = self.cache_write();
+                if self.revocations.load(Ordering::SeqCst) != revocations {
+                    // It may have been revoked after the read: ask again.
+                    drop(cache);
+                    if self.store.session(&hash)?.is_none() {
+                        return Err(REFUSED);
+                    }
+                } else {
+                    self.make_room(&mut cache, now);
+                    cache.insert(hash, entry.clone());
                 }
-                cache.insert(hash, entry.clone());
                 entry
             }
         };
@@ -98,6 +173,37 @@ impl Sessions {
             expires_at_ms,
         })
     }
+
+    /// Ends one session (sign-out). False if the token named none.
+    pub fn revoke(&self, token: &str) -> Result<bool, ApiError> {
+        let hash = token_hash(token)?;
+        let mut cache = self.cache_write();
+        self.revocations.fetch_add(1, Ordering::SeqCst);
+        cache.remove(&hash);
+        Ok(self.store.delete_session(&hash)?)
+    }
+
+    /// Ends every session of a player; how many there were.
+    pub fn revoke_player(&self, player_id: &str) -> Result<u64, ApiError> {
+        let mut cache = self.cache_write();
+        self.revocations.fetch_add(1, Ordering::SeqCst);
+        cache.retain(|_, (player, _)| &**player != player_id);
+        Ok(self.store.delete_player_sessions(player_id)?)
+    }
+
+    /// Deletes expired sessions from the store and the cache; how many rows.
+    pub fn sweep(&self) -> Result<u64, ApiError> {
+        let now = self.clock.now_ms();
+        self.cache_write().retain(|_, (_, expires)| *expires > now);
+        Ok(self.store.delete_expired_sessions(now)?)
+    }
+}
+
+fn token_hash(token: &str) -> Result<[u8; 32], ApiError> {
+    if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(REFUSED);
+    }
+    Ok(digest(token.as_bytes()))
 }
 
 #[cfg(test)]
@@ -105,21 +211,86 @@ mod tests {
     use super::*;
     use crate::clock::ManualClock;
     use crate::store::sqlite::SqliteStore;
-    use crate::store::PlayerKind;
 
-    #[test]
-    fn a_session_expires_when_the_clock_says_so() {
+    fn sessions(
+        capacity: usize,
+    ) -> (
+        tempfile::TempDir,
+        Arc<ManualClock>,
+        Arc<dyn Store>,
+        Sessions,
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(1_700_000_000_000));
         let store: Arc<dyn Store> =
             Arc::new(SqliteStore::open(&dir.path().join("db"), clock.clone()).unwrap());
-        store.create_player("ann", PlayerKind::Demo, 0).unwrap();
-        let sessions = Sessions::new(store, clock.clone(), Duration::from_secs(60));
-        let session = sessions.create("ann").unwrap();
+        let sessions = Sessions::new(
+            Arc::clone(&store),
+            clock.clone(),
+            Duration::from_secs(60),
+            capacity,
+        );
+        (dir, clock, store, sessions)
+    }
+
+    fn ann() -> NewPlayer<'static> {
+        NewPlayer {
+            id: "ann",
+            kind: PlayerKind::Operator,
+            balance_cents: 0,
+            reuse: true,
+        }
+    }
+
+    #[test]
+    fn a_session_expires_when_the_clock_says_so() {
+        let (_dir, clock, _store, sessions) = sessions(10);
+        let (session, _) = sessions.open(&ann()).unwrap();
         assert_eq!(session.expires_at_ms, 1_700_000_060_000);
         clock.advance(Duration::from_millis(59_999));
         assert_eq!(&*sessions.find(&session.token).unwrap().player_id, "ann");
         clock.advance(Duration::from_millis(1));
         assert!(sessions.find(&session.token).is_err());
+    }
+
+    #[test]
+    fn the_cache_stays_within_its_capacity_and_sessions_still_resolve() {
+        let (_dir, clock, _store, sessions) = sessions(8);
+        let mut tokens = Vec::new();
+        for _ in 0..50 {
+            clock.advance(Duration::from_millis(1));
+            tokens.push(sessions.open(&ann()).unwrap().0.token);
+            assert!(sessions.cached() <= 8, "{}", sessions.cached());
+        }
+        // Evicted sessions are read back from the store.
+        for token in &tokens {
+            assert_eq!(&*sessions.find(token).unwrap().player_id, "ann");
+            assert!(sessions.cached() <= 8);
+        }
+    }
+
+    #[test]
+    fn revoked_and_expired_sessions_are_gone_from_the_store() {
+        let (_dir, clock, store, sessions) = sessions(100);
+        let (one, _) = sessions.open(&ann()).unwrap();
+        let (two, _) = sessions.open(&ann()).unwrap();
+        assert!(sessions.revoke(&one.token).unwrap());
+        assert!(!sessions.revoke(&one.token).unwrap());
+        assert!(sessions.find(&one.token).is_err());
+        assert!(sessions.find(&two.token).is_ok());
+
+        clock.advance(Duration::from_secs(30));
+        let (three, _) = sessions.open(&ann()).unwrap();
+        clock.advance(Duration::from_secs(31));
+        // `two` has expired, `three` has not.
+        assert_eq!(sessions.sweep().unwrap(), 1);
+        assert!(store
+            .session(&digest(two.token.as_bytes()))
+            .unwrap()
+            .is_none());
+        assert!(sessions.find(&three.token).is_ok());
+
+        assert_eq!(sessions.revoke_player("ann").unwrap(), 1);
+        assert!(sessions.find(&three.token).is_err());
     }
 }

@@ -5,7 +5,9 @@ use crate::blocks::{BlockBook, BlockError, Seeding};
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::exports::Exports;
 use crate::keys::{self, KeyError};
+use crate::rate_limit::RateLimiter;
 use crate::sales::SaleDesk;
 use crate::sessions::Sessions;
 use crate::store::{SaleRecord, Store, StoreError};
@@ -46,6 +48,11 @@ pub struct Inner {
     pub book: Arc<BlockBook>,
     pub desk: SaleDesk,
     pub sessions: Sessions,
+    pub exports: Exports,
+    /// Per-address limit on `POST /api/demo/players`.
+    pub demo_player_limit: RateLimiter,
+    /// Per-address limit on `POST /api/sales`.
+    pub sale_limit: RateLimiter,
     key: Arc<SigningKey>,
     pub public_key: PublicKeyBytes,
     operator_key_digest: [u8; 32],
@@ -114,8 +121,27 @@ impl AppState {
         );
         let public_key = public_key_of(&key);
         tracing::info!(public_key = %public_key, demo = config.demo, "operator key loaded");
+        let limits = &config.limits;
         Ok(AppState(Arc::new(Inner {
-            sessions: Sessions::new(Arc::clone(&store), Arc::clone(&clock), config.session_ttl),
+            sessions: Sessions::new(
+                Arc::clone(&store),
+                Arc::clone(&clock),
+                config.session_ttl,
+                limits.session_cache,
+            ),
+            exports: Exports::new(&config.data_dir),
+            demo_player_limit: RateLimiter::new(
+                "new demo players",
+                limits.demo_players_per_minute,
+                std::time::Duration::from_secs(60),
+                Arc::clone(&clock),
+            ),
+            sale_limit: RateLimiter::new(
+                "sales",
+                limits.sales_per_second,
+                std::time::Duration::from_secs(1),
+                Arc::clone(&clock),
+            ),
             config,
             store,
             clock,

@@ -73,6 +73,10 @@ impl Deployment {
                     .arg(&data)
                     .args(["--database", &database.url])
                     .args(["--pool-size", "6", "--block-poll-ms", "200"])
+                    // Every test client comes from 127.0.0.1: lift the
+                    // per-address limits, which are not what is tested.
+                    .args(["--demo-players-per-minute", "100000"])
+                    .args(["--sales-per-second", "100000"])
                     .env("ELDORADO_OPERATOR_API_KEY", API_KEY)
                     .env("RUST_LOG", "warn")
                     .stdout(Stdio::null())

@@ -8,10 +8,10 @@
 pub mod lines;
 
 use crate::commit::{leaf_hash, Commitment, Money};
+use crate::fixed_bytes::{Hash, Salt};
 use crate::grid::{Grid, ROWS};
 use crate::merkle::{MerkleTree, ProofError};
 use crate::prize_table::{losing_tickets, Rank, BLOCK_TICKETS, RANKS};
-use crate::salt::{Hash, Salt};
 use crate::stake::Stake;
 use crate::ticket::{Ticket, MAX_EXTRAS};
 use lines::{build_grid, LineKind, Palette};

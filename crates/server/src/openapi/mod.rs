@@ -11,8 +11,8 @@ use crate::routes::{operator, player, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    HistoryPage, OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session,
-    TransferRequest,
+    Health, HistoryPage, OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session,
+    SessionsEnded, TransferRequest,
 };
 use modifiers::{CommonErrors, Security};
 use utoipa::OpenApi;
@@ -27,16 +27,18 @@ use utoipa::OpenApi;
     ),
     paths(
         public::config, public::blocks, public::block, public::export, public::openapi,
-        player::create_demo_player, player::session, player::create_sale, player::sale,
-        player::reveal, player::history,
-        operator::create_session, operator::credit, operator::debit, operator::close_block,
+        public::health,
+        player::create_demo_player, player::session, player::end_session, player::create_sale,
+        player::sale, player::reveal, player::history,
+        operator::create_session, operator::credit, operator::debit, operator::end_sessions,
+        operator::close_block,
     ),
     // Listed so that every body type is in the document with its example,
     // also those only reached through another type.
     components(schemas(
         Config, Session, SaleResponse, BuyRequest, RevealRequest, RevealAck, HistoryPage,
         BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
-        ErrorBody, ErrorCode, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
+        ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
     )),
     modifiers(&Security, &CommonErrors)
 )]

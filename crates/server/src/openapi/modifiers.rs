@@ -38,7 +38,12 @@ const COMMON: &[(&str, &str)] = &[
         "BAD_REQUEST: malformed JSON, wrong types, missing fields",
     ),
     ("413", "PAYLOAD_TOO_LARGE: a body over the limit"),
+    ("408", "REQUEST_TIMEOUT: the body did not arrive in time"),
     ("500", "INTERNAL: a server fault, never a client mistake"),
+    (
+        "503",
+        "OVERLOADED (with `Retry-After`) or TIMEOUT: retry later, a sale with the same key",
+    ),
 ];
 const UNAUTHORIZED: (&str, &str) = (
     "401",
@@ -48,11 +53,14 @@ const UNAUTHORIZED: (&str, &str) = (
 impl Modify for CommonErrors {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         for (path, item) in openapi.paths.paths.iter_mut() {
-            // The document itself takes no input and needs no key.
-            if path.ends_with("/openapi.json") {
+            // The document and the health check take no input and need no key.
+            if path.ends_with("/openapi.json") || path.ends_with("/health") {
                 continue;
             }
-            for operation in [&mut item.get, &mut item.post].into_iter().flatten() {
+            for operation in [&mut item.get, &mut item.post, &mut item.delete]
+                .into_iter()
+                .flatten()
+            {
                 let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
                 let extra = secured.then_some(UNAUTHORIZED);
                 for (status, description) in COMMON.iter().copied().chain(extra) {

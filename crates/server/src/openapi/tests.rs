@@ -42,6 +42,8 @@ fn wire_types() -> Vec<(String, RoundTrip)> {
         entry::<OperatorSessionRequest, OperatorSessionRequest>(),
         entry::<TransferRequest, TransferRequest>(),
         entry::<Balance, Balance>(),
+        entry::<SessionsEnded, SessionsEnded>(),
+        entry::<Health, Health>(),
         entry::<ErrorBody, ErrorBody>(),
         entry::<SignedSaleSchema, eldorado_engine::SignedSale>(),
         entry::<SignedCommitmentSchema, eldorado_engine::SignedCommitment>(),

@@ -29,6 +29,14 @@ impl Endpoint {
         }
     }
 
+    fn delete<H: Handler<T, AppState>, T: 'static>(path: &'static str, handler: H) -> Endpoint {
+        Endpoint {
+            method: Method::DELETE,
+            path,
+            route: routing::delete(handler),
+        }
+    }
+
     fn post<H: Handler<T, AppState>, T: 'static>(path: &'static str, handler: H) -> Endpoint {
         Endpoint {
             method: Method::POST,
@@ -45,8 +53,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/blocks/{block}", public::block),
         Endpoint::get("/blocks/{block}/export", public::export),
         Endpoint::get("/openapi.json", public::openapi),
+        Endpoint::get("/health", public::health),
         Endpoint::post("/demo/players", player::create_demo_player),
         Endpoint::get("/session", player::session),
+        Endpoint::delete("/session", player::end_session),
         Endpoint::post("/sales", player::create_sale),
         Endpoint::get("/sales/{sale_id}", player::sale),
         Endpoint::post("/sales/{sale_id}/reveal", player::reveal),
@@ -54,6 +64,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::post("/operator/sessions", operator::create_session),
         Endpoint::post("/operator/players/{player_id}/credit", operator::credit),
         Endpoint::post("/operator/players/{player_id}/debit", operator::debit),
+        Endpoint::delete(
+            "/operator/players/{player_id}/sessions",
+            operator::end_sessions,
+        ),
         Endpoint::post("/operator/blocks/{block}/close", operator::close_block),
     ]
 }

@@ -13,13 +13,23 @@ use crate::error::ApiError;
 use crate::sessions::Session;
 use crate::state::AppState;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, FromRequestParts, Request};
 use axum::http::{header, request::Parts, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use serde::de::DeserializeOwned;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::load_shed::LoadShedLayer;
+use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
+
+/// What an overloaded server asks clients to wait before retrying.
+const OVERLOADED_RETRY_SECS: u64 = 1;
 
 /// The whole server: API, OpenAPI document and the page.
 pub fn app(state: AppState) -> Router {
@@ -38,13 +48,47 @@ pub fn app(state: AppState) -> Router {
         &state.config.frame_ancestors,
     ))
     .expect("Config::check keeps frame ancestors to visible ASCII");
+    let limits = state.config.limits.clone();
     let router = Router::new()
         .nest(PREFIX, api)
         .merge(crate::static_files::router(&web_dir))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
-        .layer(CatchPanicLayer::custom(panic_response));
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(middleware::from_fn_with_state(
+            limits.request_timeout,
+            request_timeout,
+        ))
+        // Outermost: a request beyond the limit in flight is refused at
+        // once instead of queueing (load shedding). The limit is global, not
+        // per route: `Router::layer` wraps each route with the same semaphore.
+        .layer(
+            ServiceBuilder::new()
+                .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
+                    ApiError::Overloaded {
+                        retry_after_secs: OVERLOADED_RETRY_SECS,
+                    }
+                }))
+                .layer(LoadShedLayer::new())
+                .layer(GlobalConcurrencyLimitLayer::new(limits.max_in_flight)),
+        );
     crate::static_files::with_security_headers(router, csp)
+}
+
+/// Answers 503 `TIMEOUT` when a request is not answered in time (up to the
+/// response head; a streamed body has its own deadline).
+async fn request_timeout(
+    axum::extract::State(limit): axum::extract::State<Duration>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            tracing::warn!(limit_ms = limit.as_millis() as u64, "a request timed out");
+            ApiError::Timeout.into_response()
+        }
+    }
 }
 
 async fn api_not_found() -> ApiError {
@@ -63,11 +107,18 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 /// (size, syntax, types, missing fields) as a 4xx `ApiError`.
 pub struct ApiJson<T>(pub T);
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        // A body trickled in slowly must not hold a request slot forever.
+        let read = tokio::time::timeout(
+            state.config.limits.body_timeout,
+            Bytes::from_request(req, state),
+        )
+        .await
+        .map_err(|_| ApiError::RequestTimeout)?;
+        let bytes = read.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge
             } else {
@@ -109,6 +160,24 @@ impl FromRequestParts<AppState> for Player {
             .blocking(move |state| state.sessions.find(&token))
             .await
             .map(Player)
+    }
+}
+
+/// The client's IP address, for the per-address rate limits. Requests that
+/// did not come through the listener (tests calling the router directly)
+/// share the unspecified address.
+pub struct ClientIp(pub IpAddr);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientIp(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip()),
+        ))
     }
 }
 

@@ -6,12 +6,14 @@ use super::player::session_body;
 use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{sqlite::now_ms, PlayerKind, Transfer, TransferKind, TransferOutcome};
+use crate::store::{
+    sqlite::now_ms, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
+};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use eldorado_api::{
-    Balance, BlockInfo, ErrorBody, OperatorSessionRequest, Session, TransferRequest,
+    Balance, BlockInfo, ErrorBody, OperatorSessionRequest, Session, SessionsEnded, TransferRequest,
 };
 
 /// Largest single transfer: 1,000,000.00 €.
@@ -45,17 +47,13 @@ pub async fn create_session(
     check_player_id(&body.player_id)?;
     let session = state
         .blocking(move |state| {
-            state
-                .store
-                .create_player(&body.player_id, PlayerKind::Operator, 0)?;
-            let player = state
-                .store
-                .player(&body.player_id)?
-                .ok_or_else(|| ApiError::internal("player vanished"))?;
-            if player.kind == PlayerKind::Demo {
-                return Err(ApiError::Forbidden("this id belongs to a demo player"));
-            }
-            let session = state.sessions.create(&body.player_id)?;
+            // Creating the player and its session is one transaction.
+            let (session, _) = state.sessions.open(&NewPlayer {
+                id: &body.player_id,
+                kind: PlayerKind::Operator,
+                balance_cents: 0,
+                reuse: true,
+            })?;
             session_body(state, &session)
         })
         .await?;
@@ -149,6 +147,29 @@ pub async fn debit(
     ApiJson(body): ApiJson<TransferRequest>,
 ) -> Result<Json<Balance>, ApiError> {
     transfer(state, player_id, body, TransferKind::Debit).await
+}
+
+#[utoipa::path(delete, path = "/api/operator/players/{player_id}/sessions", tag = "operator",
+    security(("operator" = [])),
+    params(("player_id" = String, Path, description = "The player's id")),
+    responses(
+        (status = 200, description = "Every session of the player has ended (0 if it had none)", body = SessionsEnded),
+    ))]
+pub async fn end_sessions(
+    State(state): State<AppState>,
+    _: Operator,
+    Path(player_id): Path<String>,
+) -> Result<Json<SessionsEnded>, ApiError> {
+    check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
+    let id = player_id.clone();
+    let sessions_ended = state
+        .blocking(move |state| state.sessions.revoke_player(&id))
+        .await?;
+    tracing::warn!(player = %player_id, sessions_ended, "the operator ended a player's sessions");
+    Ok(Json(SessionsEnded {
+        player_id,
+        sessions_ended,
+    }))
 }
 
 #[utoipa::path(post, path = "/api/operator/blocks/{block}/close", tag = "operator",

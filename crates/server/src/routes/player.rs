@@ -1,12 +1,12 @@
 //! What a player does: get a session, play, reveal, look back.
 
 use super::bodies::history_item;
-use super::{path_id, ApiJson, Player};
+use super::{path_id, ApiJson, ClientIp, Player};
 use crate::error::ApiError;
 use crate::keys::os_random;
 use crate::sessions::Session;
 use crate::state::AppState;
-use crate::store::{PlayerKind, SaleOutcome, SaleRecord, SaleRequest};
+use crate::store::{NewPlayer, PlayerKind, SaleOutcome, SaleRecord, SaleRequest};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -68,28 +68,30 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
     responses(
         (status = 201, description = "A new play-money player with the starting balance", body = SessionBody),
         (status = 403, description = "DEMO_DISABLED: demo mode is off", body = ErrorBody),
+        (status = 429, description = "RATE_LIMITED: too many new players from this address (`Retry-After`)", body = ErrorBody),
     ))]
 pub async fn create_demo_player(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     ApiJson(_): ApiJson<DemoPlayerRequest>,
 ) -> Result<(StatusCode, Json<SessionBody>), ApiError> {
     if !state.config.demo {
         return Err(ApiError::DemoDisabled);
     }
+    state.demo_player_limit.check(ip)?;
     let body = state
         .blocking(|state| {
             let id = format!(
                 "demo-{}",
                 hex::encode(os_random::<8>().map_err(ApiError::internal)?)
             );
-            if !state.store.create_player(
-                &id,
-                PlayerKind::Demo,
-                state.config.starting_balance_cents,
-            )? {
-                return Err(ApiError::internal("a random player id collided"));
-            }
-            let session = state.sessions.create(&id)?;
+            // The player and its session in one transaction.
+            let (session, _) = state.sessions.open(&NewPlayer {
+                id: &id,
+                kind: PlayerKind::Demo,
+                balance_cents: state.config.starting_balance_cents,
+                reuse: false,
+            })?;
             session_body(state, &session)
         })
         .await?;
@@ -107,6 +109,18 @@ pub async fn session(
             .blocking(move |state| session_body(state, &session))
             .await?,
     ))
+}
+
+#[utoipa::path(delete, path = "/api/session", tag = "player", security(("player" = [])),
+    responses((status = 204, description = "The session has ended: its token is refused from now on")))]
+pub async fn end_session(
+    State(state): State<AppState>,
+    Player(session): Player,
+) -> Result<StatusCode, ApiError> {
+    state
+        .blocking(move |state| state.sessions.revoke(&session.token))
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// [`BuyRequest`] as the server reads it: the stake as any JSON value, so
@@ -153,13 +167,16 @@ fn parse_stake(value: &Value) -> Result<Stake, ApiError> {
         (status = 400, description = "BAD_REQUEST, or INVALID_STAKE for a number that is not a stake", body = ErrorBody),
         (status = 402, description = "INSUFFICIENT_FUNDS", body = ErrorBody),
         (status = 409, description = "CONFLICT: the idempotency key was used at another stake", body = ErrorBody),
-        (status = 503, description = "SOLD_OUT: no block of this stake on sale", body = ErrorBody),
+        (status = 429, description = "RATE_LIMITED: too many sales from this address (`Retry-After`)", body = ErrorBody),
+        (status = 503, description = "SOLD_OUT: no block of this stake on sale; OVERLOADED or TIMEOUT: retry with the same key", body = ErrorBody),
     ))]
 pub async fn create_sale(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     Player(session): Player,
     ApiJson(body): ApiJson<SaleRequestBody>,
 ) -> Result<Json<SaleResponse>, ApiError> {
+    state.sale_limit.check(ip)?;
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;
     let outcome = state
@@ -187,6 +204,7 @@ pub async fn create_sale(
         SaleOutcome::UnknownPlayer => {
             return Err(ApiError::internal("a session of a missing player"))
         }
+        SaleOutcome::Faulted(cause) => return Err(ApiError::Internal(cause)),
     };
     // Signing is cheap unless an old block's tree must be rebuilt.
     let body = if state.book.cached_tree(record.block).is_some() {

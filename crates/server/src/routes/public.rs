@@ -5,20 +5,18 @@ use super::path_id;
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::BlockStatus;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::header;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use eldorado_api::{BlockInfo, BlockList, Config, ErrorBody, Odds, PrizeRow};
-use eldorado_engine::export::{ExportHeader, ExportRow, FORMAT};
+use eldorado_api::{BlockInfo, BlockList, Config, ErrorBody, Health, Odds, PrizeRow};
 use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, RANKS};
 use eldorado_engine::Stake;
 
 /// Finished blocks listed per stake besides the open and pending ones.
 const RECENT_FINISHED: usize = 3;
-/// Export bytes gathered before they are handed to the connection.
-const EXPORT_CHUNK: usize = 256 * 1024;
 
 #[utoipa::path(get, path = "/api/config", tag = "public",
     responses((status = 200, description = "Stakes, operator key and prize table, all computed by the engine", body = Config)))]
@@ -94,7 +92,8 @@ pub async fn block(
     Ok(Json(block_info(record)))
 }
 
-/// The JSON Lines disclosure of a finished block, streamed.
+/// The JSON Lines disclosure of a finished block, streamed from its file
+/// (written on the first request) within the export deadline.
 #[utoipa::path(get, path = "/api/blocks/{block}/export", tag = "public",
     params(("block" = u64, Path, description = "Block id")),
     responses(
@@ -121,49 +120,10 @@ pub async fn export(
             }
         )));
     }
-    let c = &record.signed.commitment;
-    let header_line = ExportHeader {
-        format: FORMAT.to_owned(),
-        block: c.block,
-        stake_cents: c.stake_cents,
-        tickets: c.tickets,
-        money: c.money,
-        root: c.root,
-        prize_table: c.prize_table,
-        params: record.params.clone(),
-        public_key: Some(record.signed.public_key),
-        signature: Some(record.signed.signature),
-    };
-    let mut first = serde_json::to_vec(&header_line).map_err(ApiError::internal)?;
-    first.push(b'\n');
-    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(8);
-    let store = state.store.clone();
-    tokio::task::spawn_blocking(move || {
-        let mut buffer = first;
-        let mut failed = false;
-        let result = store.for_each_ticket(id, &mut |ticket, leaf| {
-            let row = ExportRow { ticket, leaf };
-            if serde_json::to_writer(&mut buffer, &row).is_err() {
-                failed = true;
-                return false;
-            }
-            buffer.push(b'\n');
-            if buffer.len() >= EXPORT_CHUNK {
-                let chunk = Bytes::from(std::mem::take(&mut buffer));
-                // A closed connection stops the export.
-                return tx.blocking_send(Ok(chunk)).is_ok();
-            }
-            true
-        });
-        if let Err(e) = &result {
-            tracing::error!(error = %e, block = id, "export failed midway");
-        }
-        if failed || result.is_err() {
-            let _ = tx.blocking_send(Err(std::io::Error::other("export failed")));
-        } else if !buffer.is_empty() {
-            let _ = tx.blocking_send(Ok(Bytes::from(buffer)));
-        }
-    });
+    let path = state
+        .blocking(move |s| s.exports.file(&*s.store, &record))
+        .await?;
+    let body = crate::exports::stream(&path, state.config.limits.export_deadline).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "application/jsonl".to_owned()),
@@ -172,7 +132,7 @@ pub async fn export(
                 format!("attachment; filename=\"eldorado-block-{id}.jsonl\""),
             ),
         ],
-        Body::from_stream(tokio_stream::wrappers::ReceiverStream::new(rx)),
+        Body::from_stream(body),
     )
         .into_response())
 }
@@ -181,4 +141,30 @@ pub async fn export(
     responses((status = 200, description = "This document, generated from the API types")))]
 pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
     Json(crate::openapi::document())
+}
+
+#[utoipa::path(get, path = "/api/health", tag = "public",
+    responses(
+        (status = 200, description = "The sale writer and the block generator run and the store answers", body = Health),
+        (status = 503, description = "Something is down: the failing parts are `false`", body = Health),
+    ))]
+pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
+    let store = state.blocking(|s| Ok(s.store.ping()?)).await.is_ok();
+    let sale_writer = state.desk.is_running();
+    let block_generator = state.book.generator_ok();
+    let ok = store && sale_writer && block_generator;
+    let status = if ok {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (
+        status,
+        Json(Health {
+            status: if ok { "ok" } else { "unavailable" }.to_owned(),
+            sale_writer,
+            block_generator,
+            store,
+        }),
+    )
 }

@@ -8,6 +8,8 @@
 //! only transactions, queries and its schema, and a second backend shares
 //! every rule with the first.
 
+#[cfg(test)]
+pub mod failing;
 pub mod lease;
 pub mod postgres;
 pub mod sale_batch;
@@ -123,7 +125,7 @@ impl PlayerKind {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerRecord {
     pub id: String,
     pub kind: PlayerKind,
@@ -234,6 +236,38 @@ pub enum SaleOutcome {
     },
     SoldOut,
     UnknownPlayer,
+    /// This sale failed inside the store and was undone alone; the cause is
+    /// for the log, never for the client.
+    Faulted(String),
+}
+
+/// A player to find or create when a session opens.
+#[derive(Clone, Debug)]
+pub struct NewPlayer<'a> {
+    pub id: &'a str,
+    pub kind: PlayerKind,
+    /// Balance of a player created now.
+    pub balance_cents: u64,
+    /// Whether an existing player of the same kind may be reused (operator
+    /// players) or the id must be new (random demo ids).
+    pub reuse: bool,
+}
+
+/// A session to record: only the hash of its token.
+#[derive(Clone, Debug)]
+pub struct NewSession {
+    pub token_hash: [u8; 32],
+    pub created_at_ms: u64,
+    pub expires_at_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionOpened {
+    Opened(PlayerRecord),
+    /// The id belongs to a player of another kind; nothing was written.
+    OtherKind(PlayerKind),
+    /// The id had to be new and is taken; nothing was written.
+    Taken,
 }
 
 /// Money totals for audits and tests: what went in and out of the wallets.
@@ -276,6 +310,23 @@ pub trait Store: Send + Sync + 'static {
         expires_at_ms: u64,
     ) -> StoreResult<()>;
     fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>>;
+    /// Creates the player if needed and records the session in ONE
+    /// transaction, so no crash leaves a player without its session.
+    fn open_session(
+        &self,
+        player: &NewPlayer<'_>,
+        session: &NewSession,
+    ) -> StoreResult<SessionOpened>;
+    /// Ends one session; true if it existed.
+    fn delete_session(&self, token_hash: &[u8; 32]) -> StoreResult<bool>;
+    /// Ends every session of a player; how many there were.
+    fn delete_player_sessions(&self, player_id: &str) -> StoreResult<u64>;
+    /// Deletes sessions expired at `now_ms`; how many.
+    fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64>;
+    /// Answers a trivial query, for `GET /api/health`.
+    fn ping(&self) -> StoreResult<()> {
+        self.player("").map(|_| ())
+    }
 
     /// Runs the sales in order in ONE durable transaction (group commit):
     /// each is checked, debited, given the next ticket of its stake's open

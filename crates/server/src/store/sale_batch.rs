@@ -2,14 +2,19 @@
 //! one transaction that the backend commits once (group commit). Each sale
 //! is replayed, refused without any write, or checked, debited, given the
 //! next ticket of its stake's open block, credited and recorded.
+//!
+//! Each sale runs under its own savepoint: a sale that fails (a store error,
+//! corrupt data, even a panic) is undone alone and answered `Faulted`, and
+//! the other sales of the batch still commit.
 
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
 use super::{corrupt, BlockStatus, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
 use std::collections::HashMap;
 
-/// Runs `requests` in order against `tx`. An `Err` means the backend must
-/// roll the whole batch back: no sale of it happened.
+/// Runs `requests` in order against `tx`. An `Err` means a savepoint itself
+/// failed and the backend must roll the whole batch back: no sale of it
+/// happened.
 pub fn sell_batch<T: SaleTx + ?Sized>(
     tx: &mut T,
     requests: &[SaleRequest],
@@ -18,10 +23,30 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
     // The open block per stake, read once per batch rather than once per
     // sale; `None` is remembered too, so a sold-out stake costs no queries.
     let mut open: HashMap<u64, Option<OpenBlock>> = HashMap::new();
-    requests
-        .iter()
-        .map(|request| sell_one(tx, &mut open, request, now_ms))
-        .collect()
+    let mut outcomes = Vec::with_capacity(requests.len());
+    for request in requests {
+        tx.savepoint()?;
+        // A panic is a fault of this sale like an error: the transaction
+        // is still usable once its writes are rolled back to the savepoint.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            sell_one(tx, &mut open, request, now_ms)
+        }))
+        .unwrap_or_else(|_| Err(corrupt("a sale panicked")));
+        match result {
+            Ok(outcome) => {
+                tx.release_savepoint()?;
+                outcomes.push(outcome);
+            }
+            Err(e) => {
+                tx.rollback_to_savepoint()?;
+                // The cache may hold what the undone sale moved.
+                open.clear();
+                tracing::error!(error = %e, player = %request.player_id, "one sale failed and was undone");
+                outcomes.push(SaleOutcome::Faulted(e.to_string()));
+            }
+        }
+    }
+    Ok(outcomes)
 }
 
 fn sell_one<T: SaleTx + ?Sized>(

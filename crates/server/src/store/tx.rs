@@ -55,6 +55,14 @@ pub trait WalletTx {
         now_ms: u64,
     ) -> StoreResult<()>;
     fn set_balance(&mut self, player_id: &str, balance_cents: u64) -> StoreResult<()>;
+    /// Records a session (only the token's hash) of an existing player.
+    fn insert_session(
+        &mut self,
+        token_hash: &[u8; 32],
+        player_id: &str,
+        now_ms: u64,
+        expires_at_ms: u64,
+    ) -> StoreResult<()>;
     fn wallet_op(&mut self, player_id: &str, reference: &str) -> StoreResult<Option<WalletOp>>;
     fn insert_wallet_op(
         &mut self,
@@ -95,4 +103,12 @@ pub trait SaleTx: WalletTx + BlockTx {
     fn set_block_sold(&mut self, block: u64, sold: u32, status: BlockStatus) -> StoreResult<()>;
     /// One fewer unsold winning ticket of `prize_cents` in the block.
     fn take_prize(&mut self, block: u64, prize_cents: u64) -> StoreResult<()>;
+    /// Marks where one sale of the batch starts (`SAVEPOINT`), so that a
+    /// failing sale can be undone alone.
+    fn savepoint(&mut self) -> StoreResult<()>;
+    /// Keeps the sale's writes and forgets the mark (`RELEASE`).
+    fn release_savepoint(&mut self) -> StoreResult<()>;
+    /// Undoes every write since the mark and forgets it (`ROLLBACK TO` then
+    /// `RELEASE`); the rest of the transaction stays as it was.
+    fn rollback_to_savepoint(&mut self) -> StoreResult<()>;
 }

@@ -2,7 +2,44 @@
 //! out of its players' wallets, once per reference.
 
 use super::tx::{WalletOp, WalletTx};
-use super::{corrupt, PlayerKind, StoreResult, Transfer, TransferKind, TransferOutcome};
+use super::{
+    corrupt, NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, StoreResult, Transfer,
+    TransferKind, TransferOutcome,
+};
+
+/// Finds or creates the player, then records the session: the whole entry
+/// point in the caller's one transaction. Refusals write nothing.
+pub fn open_session<T: WalletTx + ?Sized>(
+    tx: &mut T,
+    player: &NewPlayer<'_>,
+    session: &NewSession,
+) -> StoreResult<SessionOpened> {
+    let balance_cents = match tx.player_for_update(player.id)? {
+        Some((kind, _)) if kind != player.kind => return Ok(SessionOpened::OtherKind(kind)),
+        Some(_) if !player.reuse => return Ok(SessionOpened::Taken),
+        Some((_, balance)) => balance,
+        None => {
+            tx.insert_player(
+                player.id,
+                player.kind,
+                player.balance_cents,
+                session.created_at_ms,
+            )?;
+            player.balance_cents
+        }
+    };
+    tx.insert_session(
+        &session.token_hash,
+        player.id,
+        session.created_at_ms,
+        session.expires_at_ms,
+    )?;
+    Ok(SessionOpened::Opened(PlayerRecord {
+        id: player.id.to_owned(),
+        kind: player.kind,
+        balance_cents,
+    }))
+}
 
 /// Applies, replays or refuses `transfer` inside `tx`. Refusals write nothing.
 pub fn transfer<T: WalletTx + ?Sized>(

@@ -1,8 +1,11 @@
 //! The API through `oneshot`: sales that verify, idempotency, funds, bad
 //! input, reveal and resume, history, operator wallet, blocks, the page.
+//! Tests that depend on which tickets they draw run on a server of their
+//! own; the others share one.
 
 use crate::common::*;
 use axum::http::{Method, StatusCode};
+use eldorado_server::AppState;
 use serde_json::Value;
 
 #[tokio::test]
@@ -61,12 +64,35 @@ async fn retry_with_the_same_key_returns_the_same_sale_and_debits_once() {
     assert_eq!(other.body["error"]["code"], "CONFLICT");
 }
 
+async fn balance(router: &axum::Router, token: &str) -> u64 {
+    let session = call(router, Method::GET, "/api/session", Some(token), None).await;
+    assert_eq!(session.status, StatusCode::OK, "{}", session.body);
+    session.body["balance_cents"].as_u64().unwrap()
+}
+
+async fn history_len(router: &axum::Router, token: &str) -> usize {
+    let history = call(router, Method::GET, "/api/history", Some(token), None).await;
+    history.body["items"].as_array().unwrap().len()
+}
+
+/// Read from the store: the API no longer tells anyone how far an open
+/// block has sold.
+async fn sold_in_open_block(router: &axum::Router, state: &AppState, stake: u64) -> u64 {
+    let id = open_block(router, stake).await["commitment"]["block"]
+        .as_u64()
+        .unwrap();
+    u64::from(state.store.block(id).unwrap().unwrap().sold)
+}
+
+/// Each refusal is checked whatever the ticket sold in between pays: the
+/// balances are set so that the stake is out of reach, and after each
+/// refusal the balance, the history and the block's cursor are unchanged.
 #[tokio::test]
 async fn insufficient_funds_refuses_and_changes_nothing() {
-    let router = router();
-    let state = shared();
-    let key = operator_key(state);
-    // An operator player with 1.20 €: one 1 € play, then 2 € is refused.
+    // Its own server: "nothing sold" is checked on the open blocks.
+    let state = fresh_server("funds");
+    let router = eldorado_server::app(state.clone());
+    let key = operator_key(&state);
     let created = call(
         &router,
         Method::POST,
@@ -78,9 +104,30 @@ async fn insufficient_funds_refuses_and_changes_nothing() {
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
     let token = created.body["token"].as_str().unwrap().to_owned();
     assert_eq!(created.body["balance_cents"], 0);
-    let refused = play(&router, &token, 50, "no-money-1").await;
-    assert_eq!(refused.status, StatusCode::PAYMENT_REQUIRED);
-    assert_eq!(refused.body["error"]["code"], "INSUFFICIENT_FUNDS");
+
+    let refused_is_a_no_op = |stake: u64, key: &'static str, balance_then: u64, sales_then| {
+        let (router, token, state) = (router.clone(), token.clone(), state.clone());
+        async move {
+            let sold_then = sold_in_open_block(&router, &state, stake).await;
+            let refused = play(&router, &token, stake, key).await;
+            assert_eq!(
+                refused.status,
+                StatusCode::PAYMENT_REQUIRED,
+                "{}",
+                refused.body
+            );
+            assert_eq!(refused.body["error"]["code"], "INSUFFICIENT_FUNDS");
+            assert!(refused.body["error"]["message"].is_string());
+            assert_eq!(balance(&router, &token).await, balance_then);
+            assert_eq!(history_len(&router, &token).await, sales_then);
+            assert_eq!(sold_in_open_block(&router, &state, stake).await, sold_then);
+        }
+    };
+
+    // Nothing at all: 0.50 € is refused.
+    refused_is_a_no_op(50, "no-money-1", 0, 0).await;
+
+    // 1.20 €: 2 € is refused, 1 € is sold.
     let credit = call(
         &router,
         Method::POST,
@@ -90,15 +137,41 @@ async fn insufficient_funds_refuses_and_changes_nothing() {
     )
     .await;
     assert_eq!(credit.body["balance_cents"], 120);
+    refused_is_a_no_op(200, "money-2x", 120, 0).await;
     let sale = play(&router, &token, 100, "money-1x").await;
-    assert_eq!(sale.status, StatusCode::OK);
-    let left = sale.body["balance_after_cents"].as_u64().unwrap();
-    let refused = play(&router, &token, 200, "money-2x").await;
-    if left < 200 {
-        assert_eq!(refused.body["error"]["code"], "INSUFFICIENT_FUNDS");
-        let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
-        assert_eq!(session.body["balance_cents"], left);
-    }
+    assert_eq!(sale.status, StatusCode::OK, "{}", sale.body);
+    assert_verified(&sale.body, &state.public_key, 100, "ext-funds");
+    let prize = sale.body["sale"]["ticket"]["prize_cents"].as_u64().unwrap();
+    // The first sale of a fresh server is the first ticket of the block.
+    assert_eq!(sale.body["sale"]["ticket"]["position"], 0);
+    let left = 120 - 100 + prize;
+    assert_eq!(sale.body["balance_after_cents"], left);
+    assert_eq!(balance(&router, &token).await, left);
+
+    // Down to 0.30 €, whatever the ticket paid: 0.50 € is refused.
+    let credit = call(
+        &router,
+        Method::POST,
+        "/api/operator/players/ext-funds/credit",
+        Some(&key),
+        Some(r#"{"amount_cents":100,"reference":"dep-2"}"#),
+    )
+    .await;
+    assert_eq!(credit.body["balance_cents"], left + 100);
+    let body = format!(
+        r#"{{"amount_cents":{},"reference":"wd-1"}}"#,
+        left + 100 - 30
+    );
+    let debit = call(
+        &router,
+        Method::POST,
+        "/api/operator/players/ext-funds/debit",
+        Some(&key),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(debit.body["balance_cents"], 30, "{}", debit.body);
+    refused_is_a_no_op(50, "no-money-2", 30, 1).await;
 }
 
 #[tokio::test]
@@ -326,66 +399,87 @@ async fn bad_input_gets_a_4xx_and_changes_nothing() {
     assert_eq!(history.body["items"], Value::Array(vec![]));
 }
 
-#[tokio::test]
+/// The seeded server sells its block in the seeded order, so the test knows
+/// which ticket comes next: it sells up to the first ticket with an Extra
+/// and reveals that one grid by grid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reveal_progress_and_resume() {
-    let router = router();
-    let (token, _) = demo_player(&router).await;
+    let state = fresh_server("reveal");
+    let router = eldorado_server::app(state.clone());
+    let open = open_block(&router, 50).await;
+    let id = open["commitment"]["block"].as_u64().unwrap();
+    let block = tokio::task::spawn_blocking(move || seeded_block(id, 50))
+        .await
+        .unwrap();
+    assert_eq!(
+        open["commitment"]["root"],
+        block.tree.root().to_hex(),
+        "the server's block is the seeded one"
+    );
+    let target = block.tickets.iter().position(|t| t.extras >= 1).unwrap();
+    // A demo player can afford 100 tickets at 0.50 € before any win.
+    assert!(target < 100, "seed {DEMO_SEED}: first Extra at {target}");
+
+    // Someone else buys the tickets before it.
+    let (filler, _) = demo_player(&router).await;
+    for i in 0..target {
+        let sale = play(&router, &filler, 50, &format!("filler-{i:04}")).await;
+        assert_eq!(sale.status, StatusCode::OK, "{}", sale.body);
+        assert_eq!(sale.body["sale"]["ticket"]["position"], i);
+    }
+    let (token, player) = demo_player(&router).await;
     let sale = play(&router, &token, 50, "reveal-0001").await;
+    assert_verified(&sale.body, &state.public_key, 50, &player);
+    assert_eq!(
+        sale.body["sale"]["ticket"],
+        serde_json::to_value(&block.tickets[target]).unwrap()
+    );
     let id = sale.body["sale"]["sale_id"].as_u64().unwrap();
-    let grids = 1 + sale.body["sale"]["ticket"]["extras"].as_u64().unwrap();
+    let grids = 1 + u64::from(block.tickets[target].extras);
+    assert!(grids >= 2);
+    assert_eq!(sale.body["revealed"], 0);
+
     // A new session (same token here) offers the unrevealed ticket.
     let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     assert_eq!(session.body["unrevealed"]["sale"], sale.body["sale"]);
     let path = format!("/api/sales/{id}/reveal");
-    let too_far = call(
-        &router,
-        Method::POST,
-        &path,
-        Some(&token),
-        Some(&format!(r#"{{"revealed":{}}}"#, grids + 1)),
-    )
-    .await;
-    assert_eq!(too_far.body["error"]["code"], "BAD_REQUEST");
-    let bad = call(
-        &router,
-        Method::POST,
-        &path,
-        Some(&token),
-        Some(r#"{"revealed":"all"}"#),
-    )
-    .await;
-    assert_eq!(bad.body["error"]["code"], "BAD_REQUEST");
-    let done = call(
-        &router,
-        Method::POST,
-        &path,
-        Some(&token),
-        Some(&format!(r#"{{"revealed":{grids}}}"#)),
-    )
-    .await;
+    let reveal = |body: String| {
+        let (router, token, path) = (router.clone(), token.clone(), path.clone());
+        async move { call(&router, Method::POST, &path, Some(&token), Some(&body)).await }
+    };
+    for bad in [
+        format!(r#"{{"revealed":{}}}"#, grids + 1),
+        r#"{"revealed":"all"}"#.to_owned(),
+    ] {
+        let reply = reveal(bad.clone()).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{bad}");
+        assert_eq!(reply.body["error"]["code"], "BAD_REQUEST", "{bad}");
+    }
+    // The main grid only: still offered on resume, at that point.
+    let partial = reveal(r#"{"revealed":1}"#.to_owned()).await;
+    assert_eq!(
+        partial.body,
+        serde_json::json!({"sale_id": id, "revealed": 1, "complete": false})
+    );
+    let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
+    assert_eq!(session.body["unrevealed"]["sale"], sale.body["sale"]);
+    assert_eq!(session.body["unrevealed"]["revealed"], 1);
+    let done = reveal(format!(r#"{{"revealed":{grids}}}"#)).await;
     assert_eq!(
         done.body,
         serde_json::json!({"sale_id": id, "revealed": grids, "complete": true})
     );
     // Never decreases.
-    let back = call(
-        &router,
-        Method::POST,
-        &path,
-        Some(&token),
-        Some(r#"{"revealed":0}"#),
-    )
-    .await;
+    let back = reveal(r#"{"revealed":0}"#.to_owned()).await;
     assert_eq!(back.body["revealed"], grids);
     let session = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     assert_eq!(session.body["unrevealed"], Value::Null);
     // Another player sees nothing of it.
-    let (other, _) = demo_player(&router).await;
     let hidden = call(
         &router,
         Method::GET,
         &format!("/api/sales/{id}"),
-        Some(&other),
+        Some(&filler),
         None,
     )
     .await;
@@ -394,7 +488,7 @@ async fn reveal_progress_and_resume() {
         &router,
         Method::POST,
         &path,
-        Some(&other),
+        Some(&filler),
         Some(r#"{"revealed":1}"#),
     )
     .await;
@@ -430,9 +524,12 @@ async fn history_is_newest_first_and_paginated() {
     assert_eq!(seen, ids);
 }
 
+/// On a server of its own nothing is sold yet, so each block's counts are
+/// exactly those of SPEC §2.
 #[tokio::test]
 async fn config_blocks_and_disclosure_rules() {
-    let router = router();
+    let state = fresh_server("config");
+    let router = eldorado_server::app(state.clone());
     let config = call(&router, Method::GET, "/api/config", None, None).await;
     assert_eq!(
         config.body["stakes_cents"],
@@ -443,26 +540,34 @@ async fn config_blocks_and_disclosure_rules() {
     assert_eq!(config.body["odds"]["winners"], 60_440);
     assert_eq!(config.body["prize_table"].as_array().unwrap().len(), 10);
     assert_eq!(config.body["demo"], true);
-    assert_eq!(config.body["public_key"], shared().public_key.to_hex());
-    let blocks = call(&router, Method::GET, "/api/blocks", None, None).await;
-    let blocks = blocks.body["blocks"].as_array().unwrap().clone();
+    assert_eq!(config.body["public_key"], state.public_key.to_hex());
+    // SPEC §2, tickets per rank.
+    let per_rank = [2, 4, 40, 94, 300, 2_000, 8_000, 10_000, 20_000, 20_000];
     for stake in [50, 100, 200] {
-        let of_stake: Vec<&Value> = blocks
-            .iter()
-            .filter(|b| b["commitment"]["stake_cents"] == stake)
-            .collect();
-        assert!(of_stake.iter().any(|b| b["status"] == "open"), "{stake}");
+        let open = open_block(&router, stake).await;
+        assert_eq!(
+            blocks_of(&router, "pending", stake).await.len(),
+            1,
+            "{stake}"
+        );
+        assert_eq!(open["commitment"]["tickets"], 400_000);
     }
-    let open = blocks.iter().find(|b| b["status"] == "open").unwrap();
-    let id = open["commitment"]["block"].as_u64().unwrap();
-    // Nothing of what an unfinished block holds is served.
-    for block in blocks
+    // Nothing of what an unfinished block holds is served: neither its sales
+    // nor its prizes left (they would price its unsold tail).
+    let blocks = call(&router, Method::GET, "/api/blocks", None, None).await;
+    let unfinished: Vec<&Value> = blocks.body["blocks"]
+        .as_array()
+        .unwrap()
         .iter()
         .filter(|b| b["status"] == "open" || b["status"] == "pending")
-    {
+        .collect();
+    assert_eq!(unfinished.len(), 6);
+    for block in unfinished {
         assert!(block.get("remaining_by_rank").is_none(), "{block}");
         assert!(block.get("sold").is_none(), "{block}");
     }
+    let open = open_block(&router, 100).await;
+    let id = open["commitment"]["block"].as_u64().unwrap();
     let one = call(
         &router,
         Method::GET,
@@ -482,6 +587,39 @@ async fn config_blocks_and_disclosure_rules() {
     .await;
     assert_eq!(export.status, StatusCode::CONFLICT);
     assert_eq!(export.body["error"]["code"], "CONFLICT");
+    // Once closed, the block discloses what it sold and what was left.
+    let key = operator_key(&state);
+    let closed = call(
+        &router,
+        Method::POST,
+        &format!("/api/operator/blocks/{id}/close"),
+        Some(&key),
+        None,
+    )
+    .await;
+    assert_eq!(closed.body["status"], "closed", "{:?}", closed.body);
+    let one = call(
+        &router,
+        Method::GET,
+        &format!("/api/blocks/{id}"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(one.body["sold"], 0);
+    let remaining: Vec<(u64, u64)> = one.body["remaining_by_rank"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rank"].as_u64().unwrap(),
+                r["remaining"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(u64, u64)> = (1..=10).zip(per_rank).collect();
+    assert_eq!(remaining, expected);
     let openapi = call(&router, Method::GET, "/api/openapi.json", None, None).await;
     assert!(openapi.body["openapi"].as_str().unwrap().starts_with("3."));
     for path in [

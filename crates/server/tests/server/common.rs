@@ -1,14 +1,24 @@
-//! Shared helpers: one server per test binary for the tests that only need
-//! their own players, and requests through `tower::ServiceExt::oneshot`.
+//! Shared helpers: seeded servers, and requests through
+//! `tower::ServiceExt::oneshot`.
+//!
+//! Every server of this binary starts from a copy of one seeded template, so
+//! each holds the same six blocks (an open and a pending one per stake) in the
+//! same order, and nothing is sold yet. A test whose assertions depend on
+//! which ticket it draws takes a `fresh_server` of its own; the tests that
+//! only need players of their own share `shared()`.
 
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use axum::Router;
-use eldorado_engine::{verify_sale, Expected, PublicKeyBytes, SignedCommitment, SignedSale};
+use eldorado_engine::generate::demo_rng;
+use eldorado_engine::{
+    generate_block, verify_sale, Block, Expected, Params, PublicKeyBytes, SignedCommitment,
+    SignedSale, Stake,
+};
 use eldorado_server::{app, AppState, Config};
 use http_body_util::BodyExt;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use tower::ServiceExt;
 
@@ -23,27 +33,114 @@ pub fn data_dir(name: &str) -> PathBuf {
     dir
 }
 
-pub fn config(dir: &std::path::Path) -> Config {
+pub fn config(dir: &Path) -> Config {
     let mut config = Config::new(dir);
     config.demo_seed = Some(DEMO_SEED);
     config.web_dir = dir.join("web");
+    // Every request of a test shares one address: no per-address limit.
+    config.limits.demo_players_per_minute = u32::MAX;
+    config.limits.sales_per_second = u32::MAX;
     config
 }
 
-/// The server shared by the tests of this binary.
+/// Another server on the shared data directory (its blocks are ready, so it
+/// starts without generating any), with its own limits and clock.
+pub fn shared_with(
+    adjust: impl FnOnce(&mut Config),
+    clock: std::sync::Arc<eldorado_server::clock::ManualClock>,
+) -> AppState {
+    let mut config = shared().config.clone();
+    adjust(&mut config);
+    AppState::start_blocking_with_clock(config, clock).expect("a second server starts")
+}
+
+/// The seeded template's data directory. Generating six blocks of 400,000
+/// tickets takes seconds; copying them does not. The template server is
+/// kept running and never sent a request, so its files stay as they were
+/// when it finished starting (a closing SQLite connection would checkpoint
+/// the WAL into the database while it is being copied).
+fn template() -> &'static Path {
+    static TEMPLATE: OnceLock<(PathBuf, AppState)> = OnceLock::new();
+    &TEMPLATE
+        .get_or_init(|| {
+            let dir = data_dir("template");
+            std::fs::create_dir_all(dir.join("web/www/pkg")).unwrap();
+            std::fs::write(
+                dir.join("web/index.html"),
+                "<!doctype html><title>Eldorado</title>",
+            )
+            .unwrap();
+            std::fs::write(dir.join("web/www/pkg/game_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+            let state = AppState::start_blocking(config(&dir)).expect("the template server starts");
+            (dir, state)
+        })
+        .0
+}
+
+/// Copies a directory tree, leaving out SQLite's shared-memory index: it
+/// belongs to the running template, and SQLite rebuilds it from the WAL.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name.to_string_lossy().ends_with("-shm") {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &to.join(&name));
+        } else {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// The data directory of a new server named `name`, holding the template's
+/// blocks, keys and page, with nothing sold.
+pub fn fresh_data_dir(name: &str) -> PathBuf {
+    let template = template();
+    let dir = data_dir(name);
+    copy_tree(template, &dir);
+    dir
+}
+
+/// A server of its own for one test: the template's blocks, nothing sold.
+pub fn fresh_server(name: &str) -> AppState {
+    let dir = fresh_data_dir(name);
+    AppState::start_blocking(config(&dir)).expect("a fresh server starts")
+}
+
+/// The server shared by the tests whose assertions hold whatever ticket
+/// they draw.
 pub fn shared() -> &'static AppState {
     static SHARED: OnceLock<AppState> = OnceLock::new();
-    SHARED.get_or_init(|| {
-        let dir = data_dir("shared");
-        std::fs::create_dir_all(dir.join("web/www/pkg")).unwrap();
-        std::fs::write(
-            dir.join("web/index.html"),
-            "<!doctype html><title>Eldorado</title>",
-        )
-        .unwrap();
-        std::fs::write(dir.join("web/www/pkg/game_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
-        AppState::start_blocking(config(&dir)).expect("the shared server starts")
-    })
+    SHARED.get_or_init(|| fresh_server("shared"))
+}
+
+/// Block `id` exactly as a server seeded with `DEMO_SEED` generated it.
+pub fn seeded_block(id: u64, stake_cents: u64) -> Block {
+    let stake = Stake::from_cents(stake_cents).unwrap();
+    generate_block(id, stake, &Params::default(), &mut demo_rng(DEMO_SEED, id)).unwrap()
+}
+
+/// The blocks of `status` ("open", "pending", ...) at a stake, over HTTP.
+pub async fn blocks_of(router: &Router, status: &str, stake: u64) -> Vec<Value> {
+    let blocks = call(router, Method::GET, "/api/blocks", None, None).await;
+    assert_eq!(blocks.status, StatusCode::OK, "{}", blocks.body);
+    blocks.body["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["status"] == status && b["commitment"]["stake_cents"] == stake)
+        .cloned()
+        .collect()
+}
+
+/// The one open block of a stake.
+pub async fn open_block(router: &Router, stake: u64) -> Value {
+    let open = blocks_of(router, "open", stake).await;
+    assert_eq!(open.len(), 1, "open blocks at {stake}: {open:?}");
+    open.into_iter().next().unwrap()
 }
 
 pub fn operator_key(state: &AppState) -> String {

@@ -27,7 +27,7 @@ async fn block_of(router: &axum::Router, status: &str, stake: u64) -> Vec<u64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
-    let dir = data_dir("restart");
+    let dir = fresh_data_dir("restart");
     let state = start(&dir);
     let public_key = state.public_key;
     let router = app(state.clone());
@@ -140,6 +140,22 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
     let report = audit.finish();
     assert!(report.passed(), "{}", report.verdict());
     assert_eq!(report.tickets_read, 400_000);
+    // It was written once to a file, and every download streams that file
+    // (no store connection held at the client's pace).
+    let file = state
+        .config
+        .data_dir
+        .join(format!("exports/block-{first_block}.jsonl"));
+    assert_eq!(std::fs::read(&file).unwrap(), export.raw);
+    let again = call(
+        &router,
+        Method::GET,
+        &format!("/api/blocks/{first_block}/export"),
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(again.raw, export.raw);
 
     // Money across the whole store is conserved to the cent.
     let totals = state.store.totals().unwrap();
@@ -160,7 +176,11 @@ async fn restart_keeps_everything_and_a_sold_out_block_rolls_over() {
         None,
     )
     .await;
-    assert_eq!(closed.body["status"], "closed");
+    assert_eq!(
+        closed.body["status"], "closed",
+        "{} {}",
+        closed.status, closed.body
+    );
     let sale = play(&router, &token, 100, "after-close-1").await.body;
     assert_eq!(sale["sale"]["block"], pending100);
 }

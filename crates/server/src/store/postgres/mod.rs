@@ -24,8 +24,9 @@ mod shared;
 mod wallet;
 
 use super::{
-    BlockRecord, BlockStatus, GenerationLease, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord,
-    SaleRequest, SessionRecord, Store, StoreError, StoreResult, Totals, Transfer, TransferOutcome,
+    BlockRecord, BlockStatus, GenerationLease, NewPlayer, NewSession, PlayerKind, PlayerRecord,
+    SaleOutcome, SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store, StoreError,
+    StoreResult, Totals, Transfer, TransferOutcome,
 };
 use crate::clock::Clock;
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
@@ -247,6 +248,26 @@ impl Store for PostgresStore {
 
     fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>> {
         off_async(|| wallet::session(&mut *self.client()?, token_hash))
+    }
+
+    fn open_session(
+        &self,
+        player: &NewPlayer<'_>,
+        session: &NewSession,
+    ) -> StoreResult<SessionOpened> {
+        off_async(|| self.in_transaction(|tx| super::wallet::open_session(tx, player, session)))
+    }
+
+    fn delete_session(&self, token_hash: &[u8; 32]) -> StoreResult<bool> {
+        off_async(|| wallet::delete_session(&mut *self.client()?, token_hash))
+    }
+
+    fn delete_player_sessions(&self, player_id: &str) -> StoreResult<u64> {
+        off_async(|| wallet::delete_player_sessions(&mut *self.client()?, player_id))
+    }
+
+    fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
+        off_async(|| wallet::delete_expired_sessions(&mut *self.client()?, now_ms))
     }
 
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {

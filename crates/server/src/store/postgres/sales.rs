@@ -194,4 +194,21 @@ impl SaleTx for PgTx<'_> {
         )?;
         Ok(())
     }
+
+    fn savepoint(&mut self) -> StoreResult<()> {
+        self.0.batch_execute("SAVEPOINT sale")?;
+        Ok(())
+    }
+
+    fn release_savepoint(&mut self) -> StoreResult<()> {
+        self.0.batch_execute("RELEASE SAVEPOINT sale")?;
+        Ok(())
+    }
+
+    fn rollback_to_savepoint(&mut self) -> StoreResult<()> {
+        // ROLLBACK TO keeps the savepoint open; RELEASE closes it.
+        self.0
+            .batch_execute("ROLLBACK TO SAVEPOINT sale; RELEASE SAVEPOINT sale")?;
+        Ok(())
+    }
 }

@@ -7,7 +7,10 @@ use crate::store::{corrupt, StoreResult};
 use postgres::Client;
 
 /// Applied in order; never reorder or edit one that has shipped.
-const MIGRATIONS: &[&str] = &[include_str!("../../../migrations/postgres/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../../migrations/postgres/0001_init.sql"),
+    include_str!("../../../migrations/postgres/0002_session_indexes.sql"),
+];
 
 /// The advisory lock key of migrations (any constant shared by all servers).
 const MIGRATION_LOCK: i64 = 0x0e1d_0001;

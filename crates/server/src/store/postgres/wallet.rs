@@ -82,6 +82,34 @@ pub(super) fn create_session(
     Ok(())
 }
 
+pub(super) fn delete_session(
+    client: &mut impl GenericClient,
+    token_hash: &[u8; 32],
+) -> StoreResult<bool> {
+    let deleted = client.execute(
+        "DELETE FROM sessions WHERE token_hash = $1",
+        &[&&token_hash[..]],
+    )?;
+    Ok(deleted > 0)
+}
+
+pub(super) fn delete_player_sessions(
+    client: &mut impl GenericClient,
+    player_id: &str,
+) -> StoreResult<u64> {
+    Ok(client.execute("DELETE FROM sessions WHERE player_id = $1", &[&player_id])?)
+}
+
+pub(super) fn delete_expired_sessions(
+    client: &mut impl GenericClient,
+    now_ms: u64,
+) -> StoreResult<u64> {
+    Ok(client.execute(
+        "DELETE FROM sessions WHERE expires_at_ms <= $1",
+        &[&to_i64(now_ms)?],
+    )?)
+}
+
 pub(super) fn session(
     client: &mut impl GenericClient,
     token_hash: &[u8; 32],
@@ -129,6 +157,16 @@ impl WalletTx for PgTx<'_> {
             &[&to_i64(balance_cents)?, &player_id],
         )?;
         Ok(())
+    }
+
+    fn insert_session(
+        &mut self,
+        token_hash: &[u8; 32],
+        player_id: &str,
+        now_ms: u64,
+        expires_at_ms: u64,
+    ) -> StoreResult<()> {
+        create_session(&mut self.0, token_hash, player_id, now_ms, expires_at_ms)
     }
 
     fn wallet_op(&mut self, player_id: &str, reference: &str) -> StoreResult<Option<WalletOp>> {

@@ -16,8 +16,9 @@ mod schema;
 mod wallet;
 
 use super::{
-    BlockRecord, BlockStatus, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord, SaleRequest,
-    SessionRecord, Store, StoreError, StoreResult, Totals, Transfer, TransferOutcome,
+    BlockRecord, BlockStatus, NewPlayer, NewSession, PlayerKind, PlayerRecord, SaleOutcome,
+    SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store, StoreError, StoreResult, Totals,
+    Transfer, TransferOutcome,
 };
 use crate::clock::Clock;
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
@@ -115,7 +116,10 @@ impl SqliteStore {
         f: impl FnOnce(&mut SqlTx<'_>) -> StoreResult<T>,
     ) -> StoreResult<T> {
         let mut conn = self.write();
-        let tx = conn.transaction()?;
+        // IMMEDIATE: take the write lock before the first read, so that a
+        // read-then-write never fails on a snapshot another connection (an
+        // operator tool, a second process) has moved meanwhile.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let value = f(&mut SqlTx(&tx))?;
         tx.commit()?;
         Ok(value)
@@ -180,6 +184,26 @@ impl Store for SqliteStore {
 
     fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>> {
         wallet::session(&self.read(), token_hash)
+    }
+
+    fn open_session(
+        &self,
+        player: &NewPlayer<'_>,
+        session: &NewSession,
+    ) -> StoreResult<SessionOpened> {
+        self.in_transaction(|tx| super::wallet::open_session(tx, player, session))
+    }
+
+    fn delete_session(&self, token_hash: &[u8; 32]) -> StoreResult<bool> {
+        wallet::delete_session(&self.write(), token_hash)
+    }
+
+    fn delete_player_sessions(&self, player_id: &str) -> StoreResult<u64> {
+        wallet::delete_player_sessions(&self.write(), player_id)
+    }
+
+    fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
+        wallet::delete_expired_sessions(&self.write(), now_ms)
     }
 
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {

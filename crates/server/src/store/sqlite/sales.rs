@@ -166,4 +166,20 @@ impl SaleTx for SqlTx<'_> {
             .execute(params![to_i64(block)?, to_i64(prize_cents)?])?;
         Ok(())
     }
+
+    fn savepoint(&mut self) -> StoreResult<()> {
+        self.0.execute_batch("SAVEPOINT sale")?;
+        Ok(())
+    }
+
+    fn release_savepoint(&mut self) -> StoreResult<()> {
+        self.0.execute_batch("RELEASE sale")?;
+        Ok(())
+    }
+
+    fn rollback_to_savepoint(&mut self) -> StoreResult<()> {
+        // ROLLBACK TO keeps the savepoint open; RELEASE closes it.
+        self.0.execute_batch("ROLLBACK TO sale; RELEASE sale")?;
+        Ok(())
+    }
 }

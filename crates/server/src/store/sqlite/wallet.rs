@@ -65,6 +65,27 @@ pub(super) fn create_session(
     Ok(())
 }
 
+pub(super) fn delete_session(conn: &Connection, token_hash: &[u8; 32]) -> StoreResult<bool> {
+    let deleted = conn
+        .prepare_cached("DELETE FROM sessions WHERE token_hash = ?1")?
+        .execute([&token_hash[..]])?;
+    Ok(deleted > 0)
+}
+
+pub(super) fn delete_player_sessions(conn: &Connection, player_id: &str) -> StoreResult<u64> {
+    let deleted = conn
+        .prepare_cached("DELETE FROM sessions WHERE player_id = ?1")?
+        .execute([player_id])?;
+    Ok(deleted as u64)
+}
+
+pub(super) fn delete_expired_sessions(conn: &Connection, now_ms: u64) -> StoreResult<u64> {
+    let deleted = conn
+        .prepare_cached("DELETE FROM sessions WHERE expires_at_ms <= ?1")?
+        .execute([to_i64(now_ms)?])?;
+    Ok(deleted as u64)
+}
+
 pub(super) fn session(
     conn: &Connection,
     token_hash: &[u8; 32],
@@ -109,6 +130,16 @@ impl WalletTx for SqlTx<'_> {
             .prepare_cached("UPDATE players SET balance_cents = ?1 WHERE id = ?2")?
             .execute(params![to_i64(balance_cents)?, player_id])?;
         Ok(())
+    }
+
+    fn insert_session(
+        &mut self,
+        token_hash: &[u8; 32],
+        player_id: &str,
+        now_ms: u64,
+        expires_at_ms: u64,
+    ) -> StoreResult<()> {
+        create_session(self.0, token_hash, player_id, now_ms, expires_at_ms)
     }
 
     fn wallet_op(&mut self, player_id: &str, reference: &str) -> StoreResult<Option<WalletOp>> {

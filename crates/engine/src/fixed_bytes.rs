@@ -17,9 +17,9 @@ macro_rules! hex_bytes {
                 hex::encode(self.0)
             }
 
-            pub fn from_hex(text: &str) -> Result<Self, crate::salt::HexError> {
+            pub fn from_hex(text: &str) -> Result<Self, crate::fixed_bytes::HexError> {
                 let mut bytes = [0u8; $len];
-                hex::decode_to_slice(text, &mut bytes).map_err(|_| crate::salt::HexError {
+                hex::decode_to_slice(text, &mut bytes).map_err(|_| crate::fixed_bytes::HexError {
                     what: stringify!($name),
                     expected_len: $len,
                 })?;

@@ -1,0 +1,102 @@
+//! `eldorado verify RECEIPT --key HEX`: the page's checks of a sold ticket,
+//! run offline on a receipt (the `SaleResponse` JSON of
+//! `GET /api/sales/{sale_id}`), so that anyone can check a ticket without
+//! the server or the browser.
+
+use clap::Args;
+use eldorado_api::SaleResponse;
+use eldorado_engine::verify::{BalanceChange, Check, Expected};
+use eldorado_engine::{verify_sale, ClientNonce, PublicKeyBytes};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The receipt: a ticket's `SaleResponse` JSON, as downloaded from the history.
+    receipt: PathBuf,
+    /// The operator's Ed25519 public key (64 hex digits), from a source you
+    /// trust rather than from the receipt itself.
+    #[arg(long, value_name = "HEX")]
+    key: String,
+    /// Also check that the ticket was sold to this player id.
+    #[arg(long, value_name = "ID")]
+    player: Option<String>,
+    /// Also check the purchase's client nonce (32 hex digits).
+    #[arg(long, value_name = "HEX")]
+    nonce: Option<String>,
+}
+
+/// What each check establishes, for a reader of the output.
+fn meaning(check: Check) -> &'static str {
+    match check {
+        Check::CommitmentSignature => "the block commitment is signed by this key",
+        Check::PrizeTable => "the block commits to the prize table of the rules",
+        Check::BlockSize => "the block has the rules' 400,000 tickets",
+        Check::CommitmentSeen => "the commitment was announced before the purchase",
+        Check::SaleSignature => "the sale is signed by this key",
+        Check::SameBlock => "the ticket belongs to the committed block (id, size, stake)",
+        Check::Rules => "the grids follow the rules and pay exactly the stated prize",
+        Check::MerkleProof => "the ticket is in the committed block at its position",
+        Check::StakePlayed => "the ticket's stake is the stake played",
+        Check::Player => "the ticket was sold to this player",
+        Check::ClientNonce => "the sale answers the purchase with this nonce",
+        Check::MoneyKind => "the block sells the player's kind of money",
+        Check::Balance => "balance after = balance before − stake + prize",
+    }
+}
+
+pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
+    let key = PublicKeyBytes::from_hex(args.key.trim()).map_err(|e| format!("--key: {e}"))?;
+    let nonce = args
+        .nonce
+        .as_deref()
+        .map(|hex| ClientNonce::from_hex(hex.trim()).map_err(|e| format!("--nonce: {e}")))
+        .transpose()?;
+    let text = std::fs::read_to_string(&args.receipt)
+        .map_err(|e| format!("cannot read {}: {e}", args.receipt.display()))?;
+    let receipt: SaleResponse = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a receipt: {e}", args.receipt.display()))?;
+    let expected = Expected {
+        player: args.player.as_deref(),
+        client_nonce: nonce,
+        // The receipt states both balances: they must tell the same story
+        // as the verified ticket.
+        balance: Some(BalanceChange {
+            before_cents: receipt.balance_before_cents,
+            after_cents: receipt.balance_after_cents,
+        }),
+        ..Expected::default()
+    };
+    let report = verify_sale(&receipt.sale, &receipt.commitment, &key, &expected);
+    let sale = &receipt.sale.sale;
+    println!(
+        "receipt: sale {} of block {}, position {}, player {}",
+        sale.sale_id, sale.block, sale.ticket.position, sale.player
+    );
+    for (check, result) in &report.checks {
+        match result {
+            Ok(()) => println!("ok      {:<22} {}", check.code(), meaning(*check)),
+            Err(why) => println!("FAILED  {:<22} {}: {why}", check.code(), meaning(*check)),
+        }
+    }
+    if report.is_verified() {
+        let ticket = &sale.ticket;
+        println!(
+            "VERIFIED: stake {} cents, prize {} cents, {} Extra(s), {} money",
+            ticket.stake_cents,
+            ticket.prize_cents,
+            ticket.extras,
+            receipt.commitment.commitment.money.as_str()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        let failed: Vec<&str> = report
+            .checks
+            .iter()
+            .filter(|(_, r)| r.is_err())
+            .map(|(c, _)| c.code())
+            .collect();
+        println!("REFUSED: failed {}", failed.join(", "));
+        Ok(ExitCode::from(1))
+    }
+}

@@ -1,0 +1,260 @@
+//! Issue 9: the real `eldorado serve` killed with SIGKILL, again and again,
+//! while players buy tickets at once. After every restart each sale that was
+//! acknowledged must still be there with the very same signed bytes, no
+//! ticket may have been sold twice, and every balance must reconcile to the
+//! cent with the credits, the stakes and the prizes.
+//!
+//! Players are the operator's (created by credits and sessions with the key
+//! from the data directory), which works with or without demo mode.
+
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const KILLS: usize = 10;
+const PLAYERS: usize = 6;
+const CREDIT_CENTS: u64 = 1_000_000;
+/// Acknowledged sales a round waits for before the kill.
+const SALES_PER_ROUND: u64 = 30;
+/// Bounds that only keep a broken server from hanging the test.
+const START_LIMIT: Duration = Duration::from_secs(240);
+const ROUND_LIMIT: Duration = Duration::from_secs(20);
+const IO_LIMIT: Duration = Duration::from_secs(20);
+
+/// One HTTP/1.1 request on its own connection: (status, JSON body).
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> std::io::Result<(u16, Value)> {
+    let mut stream = TcpStream::connect_timeout(&addr, IO_LIMIT)?;
+    stream.set_read_timeout(Some(IO_LIMIT))?;
+    stream.set_write_timeout(Some(IO_LIMIT))?;
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut reply = Vec::new();
+    stream.read_to_end(&mut reply)?;
+    let text = String::from_utf8_lossy(&reply);
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| std::io::Error::other("a reply without its head"))?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| std::io::Error::other("a reply without a status"))?;
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        return Err(std::io::Error::other("unexpected chunked reply"));
+    }
+    Ok((status, serde_json::from_str(body).unwrap_or(Value::Null)))
+}
+
+fn free_port() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// The running server; dropping it kills it (SIGKILL) and reaps it, also
+/// when an assertion fails, so no test leaves a server behind.
+struct Server(Child);
+
+impl Server {
+    fn kill(mut self) {
+        self.0.kill().expect("SIGKILL");
+        self.0.wait().expect("reaped");
+        // Drop then finds it already dead and reaped.
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _already_dead = self.0.kill();
+        let _reaped = self.0.wait();
+    }
+}
+
+fn start(data: &Path, addr: SocketAddr) -> Server {
+    let child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(["serve", "--addr", &addr.to_string(), "--data"])
+        .arg(data)
+        .args(["--web"])
+        .arg(data)
+        // Every player here shares one address.
+        .args(["--sales-per-second", "1000000"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let server = Server(child);
+    let started = Instant::now();
+    loop {
+        if let Ok((200, _)) = http(addr, "GET", "/api/health", None, "") {
+            return server;
+        }
+        assert!(
+            started.elapsed() < START_LIMIT,
+            "the server never got healthy"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Every sale of a player in the store, by id, through the history.
+fn stored_sales(addr: SocketAddr, token: &str) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut path = "/api/history?limit=100".to_owned();
+    loop {
+        let (status, page) = http(addr, "GET", &path, Some(token), "").unwrap();
+        assert_eq!(status, 200, "{page}");
+        items.extend(page["items"].as_array().unwrap().iter().cloned());
+        match page["next_before"].as_u64() {
+            Some(before) => path = format!("/api/history?limit=100&before={before}"),
+            None => return items,
+        }
+    }
+}
+
+#[test]
+fn acknowledged_sales_survive_sigkill_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = free_port();
+    let mut server = start(dir.path(), addr);
+    let key = std::fs::read_to_string(dir.path().join("operator-api.key")).unwrap();
+    let key = key.trim().to_owned();
+    let mut tokens = Vec::new();
+    for p in 0..PLAYERS {
+        let player = format!("crash-{p}");
+        let body = format!(r#"{{"amount_cents":{CREDIT_CENTS},"reference":"seed"}}"#);
+        let path = format!("/api/operator/players/{player}/credit");
+        let (status, reply) = http(addr, "POST", &path, Some(&key), &body).unwrap();
+        assert_eq!(status, 200, "{reply}");
+        let body = format!(r#"{{"player_id":"{player}"}}"#);
+        let (status, session) =
+            http(addr, "POST", "/api/operator/sessions", Some(&key), &body).unwrap();
+        assert_eq!(status, 201, "{session}");
+        tokens.push(session["token"].as_str().unwrap().to_owned());
+    }
+
+    // Sale id -> the signed sale as first acknowledged.
+    let mut acknowledged: HashMap<u64, Value> = HashMap::new();
+    let mut unanswered = 0u64;
+    for round in 0..KILLS {
+        let acks = Arc::new(AtomicU64::new(0));
+        let workers: Vec<_> = tokens
+            .iter()
+            .enumerate()
+            .map(|(p, token)| {
+                let token = token.clone();
+                let acks = Arc::clone(&acks);
+                std::thread::spawn(move || {
+                    let mut mine = Vec::new();
+                    let mut lost = 0u64;
+                    for i in 0.. {
+                        let stake = [50, 100, 200][(p + i) % 3];
+                        let body = format!(
+                            r#"{{"stake_cents":{stake},"idempotency_key":"r{round}-p{p}-{i:05}"}}"#
+                        );
+                        match http(addr, "POST", "/api/sales", Some(&token), &body) {
+                            Ok((200, reply)) => {
+                                mine.push(reply["sale"].clone());
+                                acks.fetch_add(1, Ordering::SeqCst);
+                            }
+                            Ok((status, reply)) => panic!("sale refused: {status} {reply}"),
+                            // The server died under this request: its
+                            // outcome is unknown, so it is not counted.
+                            Err(_) => {
+                                lost += 1;
+                                break;
+                            }
+                        }
+                    }
+                    (mine, lost)
+                })
+            })
+            .collect();
+        let started = Instant::now();
+        while acks.load(Ordering::SeqCst) < SALES_PER_ROUND {
+            assert!(
+                started.elapsed() < ROUND_LIMIT,
+                "sales stalled in round {round}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        server.kill();
+        for worker in workers {
+            let (mine, lost) = worker.join().unwrap();
+            unanswered += lost;
+            for sale in mine {
+                let id = sale["sale_id"].as_u64().unwrap();
+                assert!(
+                    acknowledged.insert(id, sale).is_none(),
+                    "sale id {id} given twice"
+                );
+            }
+        }
+        server = start(dir.path(), addr);
+    }
+
+    // Everything acknowledged is there, byte for byte.
+    let mut tickets = HashSet::new();
+    let mut stored = 0usize;
+    let mut delta: i64 = 0;
+    for token in &tokens {
+        let (status, session) = http(addr, "GET", "/api/session", Some(token), "").unwrap();
+        assert_eq!(status, 200, "{session}");
+        let balance = session["balance_cents"].as_u64().unwrap();
+        let (mut stakes, mut prizes) = (0u64, 0u64);
+        for item in stored_sales(addr, token) {
+            stored += 1;
+            stakes += item["stake_cents"].as_u64().unwrap();
+            prizes += item["prize_cents"].as_u64().unwrap();
+            let place = (
+                item["block"].as_u64().unwrap(),
+                item["position"].as_u64().unwrap(),
+            );
+            assert!(tickets.insert(place), "ticket {place:?} sold twice");
+        }
+        delta += CREDIT_CENTS as i64 - (balance + stakes) as i64 + prizes as i64;
+    }
+    for (id, sale) in &acknowledged {
+        let token = &tokens[sale["player"].as_str().unwrap()["crash-".len()..]
+            .parse::<usize>()
+            .unwrap()];
+        let (status, reply) =
+            http(addr, "GET", &format!("/api/sales/{id}"), Some(token), "").unwrap();
+        assert_eq!(status, 200, "acknowledged sale {id} lost: {reply}");
+        assert_eq!(
+            serde_json::to_string(&reply["sale"]).unwrap(),
+            serde_json::to_string(sale).unwrap(),
+            "sale {id} changed"
+        );
+    }
+    server.kill();
+    println!(
+        "crash test: {KILLS} SIGKILL restarts, {} acknowledged sales, {stored} stored, \
+         {unanswered} unanswered at a kill, money delta {delta} cents",
+        acknowledged.len()
+    );
+    assert!(stored >= acknowledged.len());
+    assert_eq!(
+        delta, 0,
+        "balances + stakes - prizes must equal the credits"
+    );
+}
