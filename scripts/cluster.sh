@@ -53,7 +53,7 @@ CREATE DATABASE $DB OWNER $ROLE;
 CREATE ROLE $REPLICATOR LOGIN REPLICATION PASSWORD '$password';
 SQL
     fi
-    pg_ctlcluster "$v" eldorado-primary start 2>/dev/null || true
+    pg_ctlcluster "$v" eldorado-primary start >/dev/null 2>&1 || true
     if ! cluster_exists eldorado-standby; then
         say "creating the streaming standby on port $STANDBY_PORT (base backup of the primary)"
         pg_createcluster "$v" eldorado-standby -p "$STANDBY_PORT" >/dev/null
@@ -66,7 +66,7 @@ SQL
             -U "$REPLICATOR" -D "$data" -R -X stream -c fast \
             -d "application_name=eldorado_standby"
     fi
-    pg_ctlcluster "$v" eldorado-standby start 2>/dev/null || true
+    pg_ctlcluster "$v" eldorado-standby start >/dev/null 2>&1 || true
     # Durability, once the standby exists (set earlier, every commit would
     # wait for a standby that is not there yet): a commit returns once its
     # WAL is flushed on the primary AND on the standby, so an acknowledged
@@ -116,7 +116,7 @@ start_balancer() {
     mkdir -p "$DIR/nginx"
     awk -v prefix="$DIR/nginx" -v listen="$LISTEN" -v servers="$servers" '
         { gsub("@PREFIX@", prefix); gsub("@LISTEN@", listen) }
-        /@SERVERS@/ { printf "%s", servers; next }
+        /^[ \t]*@SERVERS@[ \t]*$/ { printf "%s", servers; next }
         { print }' deploy/nginx/eldorado.conf > "$DIR/nginx/nginx.conf"
     if [ -f "$DIR/nginx/nginx.pid" ] && kill -0 "$(cat "$DIR/nginx/nginx.pid")" 2>/dev/null; then
         nginx -p "$DIR/nginx" -c "$DIR/nginx/nginx.conf" -s reload
