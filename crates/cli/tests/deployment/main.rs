@@ -8,6 +8,7 @@ mod test_database;
 
 mod client;
 mod concurrent_sales;
+mod failover;
 mod killed_server;
 mod servers;
 

@@ -50,13 +50,21 @@ pub struct Deployment {
     // Declared before the database: the servers stop before it is dropped.
     pub servers: Vec<Server>,
     _dir: tempfile::TempDir,
-    pub database: TestDatabase,
+    /// The database URL every server was given.
+    pub url: String,
+    _database: Option<TestDatabase>,
 }
 
 impl Deployment {
     /// `count` servers on one fresh database, or `None` without PostgreSQL.
     pub fn start(count: usize) -> Option<Deployment> {
         let database = TestDatabase::create()?;
+        let url = database.url.clone();
+        Some(Deployment::on(count, url, Some(database)))
+    }
+
+    /// `count` servers on the database at `url`.
+    pub fn on(count: usize, url: String, database: Option<TestDatabase>) -> Deployment {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let servers = (0..count)
             .map(|i| {
@@ -71,7 +79,7 @@ impl Deployment {
                     .arg(&data)
                     .arg("--web")
                     .arg(&data)
-                    .args(["--database", &database.url])
+                    .args(["--database", &url])
                     .args(["--pool-size", "6", "--block-poll-ms", "200"])
                     // Every test client comes from 127.0.0.1: lift the
                     // per-address limits, which are not what is tested.
@@ -90,11 +98,12 @@ impl Deployment {
                 }
             })
             .collect();
-        Some(Deployment {
+        Deployment {
             servers,
             _dir: dir,
-            database,
-        })
+            url,
+            _database: database,
+        }
     }
 
     /// Waits until every server answers `/api/config`.
@@ -125,7 +134,7 @@ impl Deployment {
 
     /// A direct connection to the deployment's database, for assertions.
     pub fn sql(&self) -> postgres::Client {
-        postgres::Client::connect(&self.database.url, postgres::NoTls).expect("connects")
+        postgres::Client::connect(&self.url, postgres::NoTls).expect("connects")
     }
 }
 
