@@ -10,7 +10,7 @@
 //! switch_over}`.
 
 mod blocks;
-mod rows;
+pub(in crate::store) mod rows;
 mod sales;
 mod schema;
 mod wallet;
