@@ -48,6 +48,12 @@ if [ ! -x "$tools/binaryen/node_modules/.bin/wasm-opt" ]; then
     say "installing binaryen 132 (wasm-opt) into $tools/binaryen"
     npm install --silent --no-audit --no-fund --prefix "$tools/binaryen" binaryen@132
 fi
+# PostgreSQL: the shared store of a several-server deployment, and what
+# its tests run on (scripts/test-postgres.sh starts it).
+if ! command -v pg_ctlcluster >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+    say "installing PostgreSQL"
+    apt_install postgresql
+fi
 if [ "$want_browser" = true ]; then
     if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
         say "installing Chromium and chromedriver"

@@ -23,6 +23,13 @@ cargo clippy -p eldorado-engine -p eldorado-web --target wasm32-unknown-unknown 
 step "engine builds for wasm32"
 cargo build -p eldorado-engine --target wasm32-unknown-unknown
 
+step "PostgreSQL for the store and deployment tests"
+if url=$(scripts/test-postgres.sh); then
+    export ELDORADO_TEST_POSTGRES=$url
+else
+    echo "PostgreSQL cannot run here: its tests will print SKIPPED and not run"
+fi
+
 step "native tests"
 cargo test --workspace --exclude eldorado-web
 cargo test -p eldorado-web --lib

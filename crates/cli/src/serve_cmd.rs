@@ -2,6 +2,7 @@
 
 use clap::Args;
 use eldorado_server::config::Limits;
+use eldorado_server::database::Database;
 use eldorado_server::Config;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -16,6 +17,24 @@ pub struct ServeArgs {
     /// Directory of the SQLite database and the operator keys.
     #[arg(long, default_value = "./data")]
     data: PathBuf,
+    /// The store: sqlite:PATH (default: DATA/eldorado.sqlite3, one server)
+    /// or postgres://USER[:PASSWORD]@HOST[:PORT][,HOST2[:PORT2]]/DB, shared
+    /// by every server of a deployment (add ?target_session_attrs=read-write
+    /// with several hosts to follow a failover).
+    #[arg(long, value_parser = Database::parse)]
+    database: Option<Database>,
+    /// Most connections this server keeps to a PostgreSQL database.
+    #[arg(long, default_value_t = 16)]
+    pool_size: u32,
+    /// The operator's Ed25519 key file (64 hex digits, mode 0600; created
+    /// if missing). Give every server of a deployment the same file, or
+    /// none with PostgreSQL: the key is then kept in the database.
+    #[arg(long)]
+    key_file: Option<PathBuf>,
+    /// With PostgreSQL: how often (ms) to re-read which blocks are on sale,
+    /// which other servers change.
+    #[arg(long, default_value_t = 1000)]
+    block_poll_ms: u64,
     /// Directory holding index.html and www/ (the repository root).
     #[arg(long, default_value = ".")]
     web: PathBuf,
@@ -85,6 +104,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.demo_seed = args.demo_seed;
     config.max_batch = args.max_batch;
     config.frame_ancestors = args.frame_ancestors;
+    config.database = args.database;
+    config.pool_size = args.pool_size;
+    config.key_file = args.key_file;
+    config.block_poll = std::time::Duration::from_millis(args.block_poll_ms);
     config.limits = Limits {
         header_timeout: Duration::from_millis(args.header_timeout_ms),
         body_timeout: Duration::from_millis(args.body_timeout_ms),

@@ -10,9 +10,10 @@ use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::{
     generate_block, BlockRng, Hash, Money, Params, SeedableRng, SigningKey, Stake,
 };
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 /// Trees of finished blocks kept after a rebuild (each is ~26 MB).
 const OLD_TREES: usize = 2;
@@ -54,16 +55,25 @@ pub struct BlockBook {
     seeding: Seeding,
     /// The kinds of money this server keeps blocks on sale for.
     moneys: Vec<Money>,
-    next_id: Mutex<u64>,
     /// Trees of open and pending blocks.
     live: RwLock<HashMap<u64, Arc<MerkleTree>>>,
     /// Trees of finished blocks rebuilt on demand, oldest first.
     old: Mutex<VecDeque<(u64, Arc<MerkleTree>)>>,
-    /// Lines whose next block is being generated.
-    generating: Mutex<HashSet<Line>>,
-    /// Generations that failed or panicked since the last success.
+    /// One filler of the supply at a time in this process; the store's
+    /// generation lease keeps other servers of the deployment out.
+    filling: Mutex<()>,
+    /// A background refresh is running.
+    refreshing: AtomicBool,
+    /// A refresh was asked for since the running one started.
+    again: AtomicBool,
+    /// Refreshes (generations among them) that failed or panicked since the
+    /// last success.
     failures: AtomicU64,
 }
+
+/// How long a starting server waits before asking again for the generation
+/// lease that another server holds.
+const LEASE_RETRY: Duration = Duration::from_millis(200);
 
 impl BlockBook {
     /// A book that keeps blocks on sale for each kind of money in `moneys`.
@@ -73,16 +83,16 @@ impl BlockBook {
         seeding: Seeding,
         moneys: Vec<Money>,
     ) -> Result<Arc<BlockBook>, BlockError> {
-        let next_id = store.next_block_id()?;
         Ok(Arc::new(BlockBook {
             store,
             key,
             seeding,
             moneys,
-            next_id: Mutex::new(next_id),
             live: RwLock::new(HashMap::new()),
             old: Mutex::new(VecDeque::new()),
-            generating: Mutex::new(HashSet::new()),
+            filling: Mutex::new(()),
+            refreshing: AtomicBool::new(false),
+            again: AtomicBool::new(false),
             failures: AtomicU64::new(0),
         }))
     }
@@ -96,58 +106,34 @@ impl BlockBook {
     }
 
     /// At start: rebuilds the trees of stored open and pending blocks, then
-    /// generates what is missing so each line has an open and a pending
-    /// block. Returns when all of that is committed.
+    /// makes sure each line has an open and a pending block (generating
+    /// them, or waiting for the server of the deployment that generates
+    /// them). Returns when all of that is committed.
     pub fn prepare(self: &Arc<Self>) -> Result<(), BlockError> {
-        let blocks = self.store.blocks()?;
-        let live: Vec<u64> = blocks
-            .iter()
-            .filter(|b| matches!(b.status, BlockStatus::Open | BlockStatus::Pending))
-            .map(|b| b.id())
-            .collect();
-        std::thread::scope(|scope| -> Result<(), BlockError> {
-            let handles: Vec<_> = live
-                .iter()
-                .map(|&id| scope.spawn(move || self.rebuild(id).map(|tree| (id, tree))))
-                .collect();
-            for handle in handles {
-                let (id, tree) = handle
-                    .join()
-                    .map_err(|_| BlockError::Generate("tree rebuild panicked".into()))??;
-                self.live_write().insert(id, tree);
-            }
-            Ok(())
-        })?;
-        // Current blocks first, then the next ones, so that ids (and demo
-        // seeds) follow a fixed order on a first start.
-        for round in 0..2 {
-            let wanted: Vec<(Line, u64)> = self
-                .lines()
-                .into_iter()
-                .filter(|&line| live_count(&blocks, line) <= round)
-                .map(|line| (line, self.allocate_id()))
-                .collect();
-            std::thread::scope(|scope| -> Result<(), BlockError> {
-                let handles: Vec<_> = wanted
-                    .iter()
-                    .map(|&(line, id)| scope.spawn(move || self.generate(line, id)))
-                    .collect();
-                for handle in handles {
-                    handle
-                        .join()
-                        .map_err(|_| BlockError::Generate("generation panicked".into()))??;
-                }
-                Ok(())
-            })?;
-        }
-        Ok(())
+        self.load_live_trees(&self.store.blocks()?)?;
+        self.fill(true)?;
+        // Blocks another server generated while this one waited.
+        self.load_live_trees(&self.store.blocks()?)
     }
 
-    fn allocate_id(&self) -> u64 {
-        let mut next = self.next_id.lock().unwrap_or_else(|p| p.into_inner());
-        let id = *next;
-        *next += 1;
-        id
+    /// Re-reads the blocks every `every` from a background thread, for a
+    /// store shared with other servers: a block they generate or open shows
+    /// up here, and its tree is loaded, before a sale needs it. The thread
+    /// ends with the book.
+    pub fn watch(book: &Arc<BlockBook>, every: Duration) {
+        let book = Arc::downgrade(book);
+        let started = std::thread::Builder::new()
+            .name("block-watch".into())
+            .spawn(move || loop {
+                std::thread::sleep(every);
+                match book.upgrade() {
+                    Some(book) => book.ensure_supply(),
+                    None => return,
+                }
+            });
+        if let Err(e) = started {
+            tracing::error!(error = %e, "cannot start the block watcher");
+        }
     }
 
     fn live_read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<u64, Arc<MerkleTree>>> {
@@ -166,6 +152,90 @@ impl BlockBook {
             ))));
         }
         Ok(Arc::new(MerkleTree::build(leaves)))
+    }
+
+    /// Loads the trees of open and pending blocks not on hand (generated
+    /// by another server, or stored before a restart), in parallel.
+    fn load_live_trees(&self, blocks: &[BlockRecord]) -> Result<(), BlockError> {
+        let missing: Vec<u64> = blocks
+            .iter()
+            .filter(|b| matches!(b.status, BlockStatus::Open | BlockStatus::Pending))
+            .map(|b| b.id())
+            .filter(|id| !self.live_read().contains_key(id))
+            .collect();
+        std::thread::scope(|scope| -> Result<(), BlockError> {
+            let handles: Vec<_> = missing
+                .iter()
+                .map(|&id| {
+                    scope.spawn(move || match self.cached_tree(id) {
+                        Some(tree) => Ok((id, tree)),
+                        None => self.rebuild(id).map(|tree| (id, tree)),
+                    })
+                })
+                .collect();
+            for handle in handles {
+                let (id, tree) = handle
+                    .join()
+                    .map_err(|_| BlockError::Generate("tree rebuild panicked".into()))??;
+                self.live_write().insert(id, tree);
+            }
+            Ok(())
+        })
+    }
+
+    /// Generates what the supply lacks if this server gets the generation
+    /// lease. Without it, `wait` waits until the server holding it has
+    /// filled the supply (or let go of the lease); otherwise it leaves the
+    /// work to that server.
+    fn fill(&self, wait: bool) -> Result<(), BlockError> {
+        let _one_filler = self.filling.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(_lease) = self.store.try_generation_lease()? {
+                return self.fill_under_lease();
+            }
+            if !wait || self.supply_is_full(&self.store.blocks()?) {
+                return Ok(());
+            }
+            std::thread::sleep(LEASE_RETRY);
+        }
+    }
+
+    fn supply_is_full(&self, blocks: &[BlockRecord]) -> bool {
+        self.lines()
+            .into_iter()
+            .all(|line| live_count(blocks, line) >= 2)
+    }
+
+    /// Current blocks first, then the next ones, so that ids (and demo
+    /// seeds) follow a fixed order on a first start. Ids are read from the
+    /// store under the lease: only its holder stores blocks.
+    fn fill_under_lease(&self) -> Result<(), BlockError> {
+        for round in 0..2 {
+            let blocks = self.store.blocks()?;
+            let mut next_id = self.store.next_block_id()?;
+            let wanted: Vec<(Line, u64)> = self
+                .lines()
+                .into_iter()
+                .filter(|&line| live_count(&blocks, line) <= round)
+                .map(|line| {
+                    next_id += 1;
+                    (line, next_id - 1)
+                })
+                .collect();
+            std::thread::scope(|scope| -> Result<(), BlockError> {
+                let handles: Vec<_> = wanted
+                    .iter()
+                    .map(|&(line, id)| scope.spawn(move || self.generate(line, id)))
+                    .collect();
+                for handle in handles {
+                    handle
+                        .join()
+                        .map_err(|_| BlockError::Generate("generation panicked".into()))??;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
     }
 
     /// Generates, commits, signs and stores block `id` (slow: whole seconds).
@@ -206,59 +276,67 @@ impl BlockBook {
         }
     }
 
-    /// Makes sure every line has a pending block behind its open one,
-    /// generating missing ones on background threads.
+    /// Brings the book in line with the store on a background thread:
+    /// forgets the trees of finished blocks, loads those of blocks another
+    /// server opened or generated, and generates what the supply lacks.
+    /// Calls while a refresh runs make it run once more, never twice at once.
     pub fn ensure_supply(self: &Arc<Self>) {
-        let blocks = match self.store.blocks() {
-            Ok(blocks) => blocks,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot list blocks to keep the supply");
-                return;
-            }
-        };
-        self.forget_finished(&blocks);
-        for line in self.lines() {
-            if live_count(&blocks, line) >= 2 {
-                continue;
-            }
-            let mut generating = self.generating.lock().unwrap_or_else(|p| p.into_inner());
-            if !generating.insert(line) {
-                continue;
-            }
-            drop(generating);
-            let id = self.allocate_id();
-            let book = Arc::clone(self);
-            std::thread::spawn(move || {
-                // Supervised: a panic is logged and the generation retried,
-                // instead of leaving the line marked as generating forever.
-                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    book.generate(line, id)
-                }));
-                let failed = match run {
-                    Ok(Ok(())) => false,
-                    Ok(Err(e)) => {
-                        tracing::error!(error = %e, block = id, "generating the next block failed");
-                        true
-                    }
-                    Err(_) => {
-                        tracing::error!(block = id, "the block generator panicked; restarting it");
-                        true
-                    }
-                };
-                if failed {
-                    book.failures.fetch_add(1, Ordering::SeqCst);
-                    std::thread::sleep(RETRY_AFTER_FAILURE);
-                } else {
-                    book.failures.store(0, Ordering::SeqCst);
-                }
-                book.generating
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&line);
-                // Sales may have finished another block meanwhile.
-                book.ensure_supply();
-            });
+        self.again.store(true, Ordering::SeqCst);
+        if self.refreshing.swap(true, Ordering::SeqCst) {
+            return;
         }
+        let book = Arc::clone(self);
+        let started = std::thread::Builder::new()
+            .name("block-supply".into())
+            .spawn(move || loop {
+                while book.again.swap(false, Ordering::SeqCst) {
+                    // Supervised: a failure or a panic is logged and the
+                    // refresh tried again after a pause, instead of leaving
+                    // the supply short for good.
+                    let run =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| book.refresh()));
+                    let failed = match run {
+                        Ok(Ok(())) => false,
+                        Ok(Err(e)) => {
+                            tracing::error!(error = %e, "keeping the block supply failed");
+                            true
+                        }
+                        Err(_) => {
+                            tracing::error!("the block generator panicked; restarting it");
+                            true
+                        }
+                    };
+                    if failed {
+                        book.failures.fetch_add(1, Ordering::SeqCst);
+                        std::thread::sleep(RETRY_AFTER_FAILURE);
+                        book.again.store(true, Ordering::SeqCst);
+                    } else {
+                        book.failures.store(0, Ordering::SeqCst);
+                    }
+                }
+                book.refreshing.store(false, Ordering::SeqCst);
+                // A call that came after the last check and found the
+                // refresh still marked running: take its turn here.
+                if !book.again.load(Ordering::SeqCst)
+                    || book.refreshing.swap(true, Ordering::SeqCst)
+                {
+                    return;
+                }
+            });
+        if let Err(e) = started {
+            self.refreshing.store(false, Ordering::SeqCst);
+            tracing::error!(error = %e, "cannot start a block supply thread");
+        }
+    }
+
+    fn refresh(&self) -> Result<(), BlockError> {
+        let blocks = self.store.blocks()?;
+        self.forget_finished(&blocks);
+        self.load_live_trees(&blocks)?;
+        if !self.supply_is_full(&blocks) {
+            self.fill(false)?;
+        }
+        Ok(())
     }
 
     /// False while the last generation failed or panicked and no later one

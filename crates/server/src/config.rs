@@ -1,5 +1,6 @@
 //! What `eldorado serve` is told on its command line.
 
+use crate::database::Database;
 use eldorado_engine::Money;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,6 +29,16 @@ pub struct Config {
     pub body_limit: usize,
     /// CSP `frame-ancestors` sources: who may embed the game in an iframe.
     pub frame_ancestors: String,
+    /// The store; `None` is SQLite in the data directory.
+    pub database: Option<Database>,
+    /// Most connections a server keeps to a shared database.
+    pub pool_size: u32,
+    /// The operator's Ed25519 key file; `None`: the data directory's, or
+    /// the shared database's when there is one.
+    pub key_file: Option<PathBuf>,
+    /// How often the block book re-reads which blocks are on sale (another
+    /// server of the deployment may have changed them).
+    pub block_poll: Duration,
     /// Resource limits: every one has a flag of `eldorado serve`.
     pub limits: Limits,
 }
@@ -76,6 +87,13 @@ impl Default for Limits {
 }
 
 impl Config {
+    /// The store this server opens.
+    pub fn database(&self) -> Database {
+        self.database
+            .clone()
+            .unwrap_or_else(|| Database::in_data_dir(&self.data_dir))
+    }
+
     pub fn new(data_dir: impl Into<PathBuf>) -> Config {
         Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
@@ -88,6 +106,10 @@ impl Config {
             max_batch: 512,
             body_limit: 16 * 1024,
             frame_ancestors: "'self'".to_owned(),
+            database: None,
+            pool_size: 16,
+            key_file: None,
+            block_poll: Duration::from_secs(1),
             limits: Limits::default(),
         }
     }
@@ -126,6 +148,12 @@ impl Config {
         }
         if self.max_batch == 0 {
             return Err("the sale batch size must be at least 1".to_owned());
+        }
+        if self.pool_size == 0 {
+            return Err("--pool-size must be at least 1".to_owned());
+        }
+        if self.block_poll.is_zero() {
+            return Err("--block-poll-ms must be at least 1".to_owned());
         }
         let l = &self.limits;
         let durations = [

@@ -8,6 +8,7 @@
 pub mod blocks;
 pub mod clock;
 pub mod config;
+pub mod database;
 pub mod error;
 pub mod exports;
 pub mod keys;

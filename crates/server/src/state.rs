@@ -11,14 +11,13 @@ use crate::rate_limit::RateLimiter;
 use crate::sales::SaleDesk;
 use crate::seed_policy::{self, SeedPolicyError};
 use crate::sessions::Sessions;
-use crate::store::sqlite::SqliteStore;
 use crate::store::{SaleRecord, Store, StoreError};
 use eldorado_engine::commit::public_key_of;
 use eldorado_engine::{PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-pub const DATABASE_FILE: &str = "eldorado.sqlite3";
+pub use crate::database::DATABASE_FILE;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -94,12 +93,12 @@ impl AppState {
             path: dir.display().to_string(),
             source,
         })?;
-        let key = Arc::new(keys::load_or_create_signing_key(dir)?);
-        let operator_key_digest = keys::load_or_create_api_key_digest(dir)?;
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(
-            &dir.join(DATABASE_FILE),
-            Arc::clone(&clock),
-        )?);
+        let database = config.database();
+        tracing::info!(database = %database.describe(), "opening the store");
+        let store = database.open(config.pool_size, Arc::clone(&clock))?;
+        let (key, operator_key_digest) =
+            keys::operator_keys(config.key_file.as_deref(), &*store, dir)?;
+        let key = Arc::new(key);
         // Before any block is generated: a refused start leaves the data
         // directory as it found it (bar migrations).
         seed_policy::check(&*store, &config, dir)?;
@@ -121,6 +120,10 @@ impl AppState {
             config.moneys(),
         )?;
         book.prepare()?;
+        if database.is_shared() {
+            // Other servers change which blocks are on sale.
+            BlockBook::watch(&book, config.block_poll);
+        }
         let desk = SaleDesk::start(
             Arc::clone(&store),
             Arc::clone(&book),

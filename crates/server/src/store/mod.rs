@@ -10,6 +10,8 @@
 
 #[cfg(test)]
 pub mod failing;
+pub mod lease;
+pub mod postgres;
 pub mod sale_batch;
 pub mod sqlite;
 pub mod switch_over;
@@ -17,6 +19,7 @@ pub mod tx;
 pub mod wallet;
 
 use eldorado_engine::{Block, ClientNonce, Hash, Money, Params, SignedCommitment, Stake, Ticket};
+pub use lease::GenerationLease;
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -387,4 +390,18 @@ pub trait Store: Send + Sync + 'static {
     /// `None` if the player has no such sale.
     fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>>;
     fn totals(&self) -> StoreResult<Totals>;
+
+    /// The right to generate blocks, held by one process of a deployment at
+    /// a time; `None` while another process holds it. A backend used by one
+    /// process only always grants it (the book serialises its own threads).
+    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
+        Ok(Some(GenerationLease::local()))
+    }
+    /// A 32-byte secret shared by every process of the deployment: the
+    /// stored one, or `fresh`, stored now if there was none (so it is
+    /// generated once). `None` if the backend keeps no secrets: they then
+    /// live in files of the data directory.
+    fn shared_secret(&self, _name: &str, _fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {
+        Ok(None)
+    }
 }

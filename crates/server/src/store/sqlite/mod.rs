@@ -10,20 +10,21 @@
 //! switch_over}`.
 
 mod blocks;
-mod rows;
+pub(in crate::store) mod rows;
 mod sales;
 mod schema;
 mod wallet;
 
 use super::{
-    BlockRecord, BlockSeeding, BlockStatus, NewPlayer, NewSession, PlayerKind, PlayerRecord,
-    SaleOutcome, SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store, StoreError,
-    StoreResult, Totals, Transfer, TransferOutcome,
+    BlockRecord, BlockSeeding, BlockStatus, GenerationLease, NewPlayer, NewSession, PlayerKind,
+    PlayerRecord, SaleOutcome, SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store,
+    StoreError, StoreResult, Totals, Transfer, TransferOutcome,
 };
 use crate::clock::Clock;
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
 use rusqlite::{Connection, OpenFlags};
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -33,12 +34,32 @@ pub use crate::clock::system_now_ms as now_ms;
 
 const READERS: usize = 4;
 
+/// Database files whose generation lease a store of this process holds.
+/// One process may open a file twice (a second server on a data directory
+/// in the tests): without this, both books would read the same next block
+/// id and generate it twice.
+static LEASED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// Gives a file's lease back when the `GenerationLease` holding it drops.
+struct LeasedFile(PathBuf);
+
+impl Drop for LeasedFile {
+    fn drop(&mut self) {
+        LEASED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.0);
+    }
+}
+
 pub struct SqliteStore {
     writer: Mutex<Connection>,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
     /// Stamps the rows whose time no caller passes in (players, blocks).
     clock: Arc<dyn Clock>,
+    /// The database file, resolved, as the key of its generation lease.
+    file: PathBuf,
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -89,6 +110,9 @@ impl SqliteStore {
             readers,
             next_reader: AtomicUsize::new(0),
             clock,
+            // The file exists now: its resolved path names it however it
+            // was reached.
+            file: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()),
         })
     }
 
@@ -127,6 +151,16 @@ impl SqliteStore {
 }
 
 impl Store for SqliteStore {
+    /// One store of this process at a time per database file; another
+    /// process must not open the file while a server runs on it.
+    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
+        let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
+        if !leased.insert(self.file.clone()) {
+            return Ok(None);
+        }
+        Ok(Some(GenerationLease::new(LeasedFile(self.file.clone()))))
+    }
+
     fn blocks(&self) -> StoreResult<Vec<BlockRecord>> {
         blocks::all(&self.read())
     }

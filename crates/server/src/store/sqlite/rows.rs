@@ -6,19 +6,19 @@ use crate::store::{corrupt, BlockRecord, BlockSeeding, BlockStatus, SaleRecord, 
 use eldorado_engine::{ClientNonce, Grid, Hash, Money, Salt, SignedCommitment, Ticket};
 use rusqlite::{Connection, OptionalExtension};
 
-pub(super) fn to_u64(value: i64, what: &str) -> StoreResult<u64> {
+pub(in crate::store) fn to_u64(value: i64, what: &str) -> StoreResult<u64> {
     u64::try_from(value).map_err(|_| corrupt(format!("negative {what}")))
 }
 
-pub(super) fn to_u32(value: i64, what: &str) -> StoreResult<u32> {
+pub(in crate::store) fn to_u32(value: i64, what: &str) -> StoreResult<u32> {
     u32::try_from(value).map_err(|_| corrupt(format!("{what} out of range")))
 }
 
-pub(super) fn to_i64(value: u64) -> StoreResult<i64> {
+pub(in crate::store) fn to_i64(value: u64) -> StoreResult<i64> {
     i64::try_from(value).map_err(|_| corrupt("amount out of range"))
 }
 
-pub(super) fn grids_text(ticket: &Ticket) -> String {
+pub(in crate::store) fn grids_text(ticket: &Ticket) -> String {
     ticket
         .grids
         .iter()
@@ -27,7 +27,7 @@ pub(super) fn grids_text(ticket: &Ticket) -> String {
         .join(" ")
 }
 
-pub(super) fn parse_ticket(
+pub(in crate::store) fn parse_ticket(
     position: u32,
     stake_cents: u64,
     grids: &str,
@@ -54,7 +54,7 @@ pub(super) fn parse_ticket(
     })
 }
 
-pub(super) fn hash_of(bytes: &[u8]) -> StoreResult<Hash> {
+pub(in crate::store) fn hash_of(bytes: &[u8]) -> StoreResult<Hash> {
     Ok(Hash(
         bytes
             .try_into()
@@ -62,11 +62,11 @@ pub(super) fn hash_of(bytes: &[u8]) -> StoreResult<Hash> {
     ))
 }
 
-pub(super) fn block_status(text: &str) -> StoreResult<BlockStatus> {
+pub(in crate::store) fn block_status(text: &str) -> StoreResult<BlockStatus> {
     BlockStatus::parse(text).ok_or_else(|| corrupt(format!("block status {text:?}")))
 }
 
-pub(super) fn money_of(text: &str) -> StoreResult<Money> {
+pub(in crate::store) fn money_of(text: &str) -> StoreResult<Money> {
     match text {
         "real" => Ok(Money::Real),
         "play" => Ok(Money::Play),

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Durable plays per second, side by side in one run on this machine:
+#   1. SQLite embedded, one server;
+#   2. PostgreSQL (the local cluster of scripts/test-postgres.sh), one server;
+#   3. the same PostgreSQL, three servers behind nginx (deploy/nginx/).
+# Then how long a new block takes to be listed by every server once the
+# open one is closed. Usage: bench/run-deployment-bench.sh [DURATION=15s]
+# [CONNECTIONS=64]. Needs wrk, nginx, PostgreSQL; only 127.0.0.1 is used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${1:-15s}
+CONNECTIONS=${2:-64}
+WORK=$(mktemp -d /tmp/eldorado-dbench.XXXXXX)
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p eldorado-cli
+BIN="$CARGO_TARGET_DIR/release/eldorado"
+ADMIN_URL=$(scripts/test-postgres.sh)
+export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
+PIDS=()
+cleanup() {
+    [ -f "$WORK/nginx/nginx.pid" ] && nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -s stop 2>/dev/null || true
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# serve NAME PORT DATABASE: one server, not limited per address (wrk is
+# one address), with its log in the work directory.
+serve() {
+    mkdir -p "$WORK/$1"
+    "$BIN" serve --addr "127.0.0.1:$2" --data "$WORK/$1" --web . --database "$3" \
+        --demo-players-per-minute 100000 --sales-per-second 1000000 --max-in-flight 4096 \
+        > "$WORK/$1/server.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$2/api/config" >/dev/null && return; sleep 0.5; done
+    echo "server $1 did not start" >&2; exit 1
+}
+
+# load LABEL ADDR: players with money, then wrk; prints one result line.
+load() {
+    local tokens="$WORK/tokens-$1.txt"
+    : > "$tokens"
+    for i in $(seq 1 "$CONNECTIONS"); do
+        curl -sf -X POST "http://$2/api/operator/players/$1-$i/credit" \
+            -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
+            -d "{\"amount_cents\":100000000,\"reference\":\"$1-$i\"}" > /dev/null
+        curl -sf -X POST "http://$2/api/operator/sessions" -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
+            -d "{\"player_id\":\"$1-$i\"}" | python3 -c 'import sys,json; print(json.load(sys.stdin)["token"])' >> "$tokens"
+    done
+    TOKENS_FILE="$tokens" wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/play.lua "http://$2" > "$WORK/wrk-$1.txt"
+    python3 - "$1" "$WORK/wrk-$1.txt" <<'PY'
+import re, sys
+text = open(sys.argv[2]).read()
+rps = re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)
+lat = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", text, re.M))
+bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+errors = re.search(r"Socket errors: (.*)", text)
+print(f"| {sys.argv[1]} | {float(rps):,.0f} | {lat.get('50')} | {lat.get('99')} | "
+      f"{bad.group(1) if bad else 0} non-2xx{'; ' + errors.group(1) if errors else ''} |")
+PY
+}
+
+echo "| setup | plays/s | p50 | p99 | errors |"
+echo "|---|---:|---:|---:|---|"
+serve sqlite 18091 "sqlite:$WORK/sqlite/eldorado.sqlite3"
+load sqlite 127.0.0.1:18091
+kill "${PIDS[0]}"
+
+psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" -c "CREATE DATABASE eldorado_bench"
+PG_URL="${ADMIN_URL%/*}/eldorado_bench"
+serve pg1 18092 "$PG_URL"
+load pg-one-server 127.0.0.1:18092
+serve pg2 18093 "$PG_URL"
+serve pg3 18094 "$PG_URL"
+mkdir -p "$WORK/nginx"
+servers=$(printf '        server 127.0.0.1:%s;\n' 18092 18093 18094)
+awk -v prefix="$WORK/nginx" -v listen=127.0.0.1:18090 -v servers="$servers" '
+    { gsub("@PREFIX@", prefix); gsub("@LISTEN@", listen) }
+    /^[ \t]*@SERVERS@[ \t]*$/ { print servers; next }
+    { print }' deploy/nginx/eldorado.conf > "$WORK/nginx/nginx.conf"
+nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf"
+load pg-three-servers 127.0.0.1:18090
+
+# The next block: close the open 1-euro block on one server, then time
+# until every server lists a new pending 1-euro block.
+open=$(curl -sf http://127.0.0.1:18092/api/blocks | python3 -c '
+import sys, json
+print([(b["commitment"].get("commitment") or b["commitment"])["block"] for b in json.load(sys.stdin)["blocks"]
+       if b["status"] == "open" and (b["commitment"].get("commitment") or b["commitment"])["stake_cents"] == 100][0])')
+start=$(date +%s.%N)
+curl -sf -X POST "http://127.0.0.1:18092/api/operator/blocks/$open/close" -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" > /dev/null
+for port in 18092 18093 18094; do
+    until curl -sf "http://127.0.0.1:$port/api/blocks" | python3 -c '
+import sys, json
+blocks = json.load(sys.stdin)["blocks"]
+n = sum(1 for b in blocks if b["status"] == "pending" and (b["commitment"].get("commitment") or b["commitment"])["stake_cents"] == 100)
+sys.exit(0 if n >= 1 else 1)'; do sleep 0.05; done
+    echo "next 1-euro block listed by the server on :$port after $(echo "$(date +%s.%N) - $start" | bc) s"
+done

@@ -1,0 +1,99 @@
+//! A small JSON-over-HTTP client for the tests (hyper's pooled client).
+
+use crate::servers::API_KEY;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Method, Request, StatusCode};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Longest a request may take before it counts as failed.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Clone)]
+pub struct Http(Client<HttpConnector, Full<Bytes>>);
+
+impl Http {
+    pub fn new() -> Http {
+        Http(Client::builder(TokioExecutor::new()).build_http())
+    }
+
+    /// Status and JSON body, or the transport failure as text.
+    pub async fn send(
+        &self,
+        method: Method,
+        url: &str,
+        token: Option<&str>,
+        body: Option<String>,
+    ) -> Result<(StatusCode, Value), String> {
+        let mut request = Request::builder().method(method).uri(url);
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
+            .map_err(|e| e.to_string())?;
+        let response = tokio::time::timeout(TIMEOUT, self.0.request(request))
+            .await
+            .map_err(|_| format!("{url}: timed out"))?
+            .map_err(|e| format!("{url}: {e}"))?;
+        let status = response.status();
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| format!("{url}: {e}"))?
+            .to_bytes();
+        Ok((
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        ))
+    }
+
+    pub async fn get(&self, url: &str, token: Option<&str>) -> Result<(StatusCode, Value), String> {
+        self.send(Method::GET, url, token, None).await
+    }
+
+    pub async fn post(
+        &self,
+        url: &str,
+        token: Option<&str>,
+        body: &str,
+    ) -> Result<(StatusCode, Value), String> {
+        self.send(Method::POST, url, token, Some(body.to_owned()))
+            .await
+    }
+
+    /// An operator (real-money) player `player_id` opened on the server at
+    /// `base` and credited `cents`; returns its session token. The servers
+    /// of a deployment run without `--demo`, so demo players are refused
+    /// there, as in production.
+    pub async fn operator_player(&self, base: &str, player_id: &str, cents: u64) -> String {
+        let (status, session) = self
+            .post(
+                &format!("{base}/api/operator/sessions"),
+                Some(API_KEY),
+                &format!(r#"{{"player_id":"{player_id}"}}"#),
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, StatusCode::CREATED, "{session}");
+        let (status, balance) = self
+            .post(
+                &format!("{base}/api/operator/players/{player_id}/credit"),
+                Some(API_KEY),
+                &format!(r#"{{"amount_cents":{cents},"reference":"start-{player_id}"}}"#),
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, StatusCode::OK, "{balance}");
+        assert_eq!(balance["balance_cents"], cents);
+        session["token"].as_str().unwrap().to_owned()
+    }
+}

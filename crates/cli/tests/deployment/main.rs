@@ -1,0 +1,38 @@
+//! A deployment of several `eldorado serve` processes on one PostgreSQL
+//! database, driven over HTTP on loopback: concurrent sales on every
+//! server, and a server killed mid-load. Each test makes its own database
+//! (see `test_database`) and says SKIPPED without PostgreSQL.
+
+#[path = "../../../server/tests/support/test_database.rs"]
+mod test_database;
+
+mod client;
+mod concurrent_sales;
+mod failover;
+mod killed_server;
+mod servers;
+
+/// The runtime a test drives its HTTP clients with.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// Waits until `count` plays are acknowledged, or until a client has
+/// stopped (a failed client must fail the test, not hang it), or a minute.
+async fn wait_for<T>(
+    acknowledged: &std::sync::atomic::AtomicUsize,
+    count: usize,
+    clients: &[tokio::task::JoinHandle<T>],
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while acknowledged.load(std::sync::atomic::Ordering::SeqCst) < count
+        && !clients.iter().any(|c| c.is_finished())
+        && std::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
