@@ -18,7 +18,7 @@ step "clippy (native)"
 cargo clippy --workspace --all-targets -- -D warnings
 
 step "clippy (wasm32)"
-cargo clippy -p eldorado-engine -p eldorado-web --target wasm32-unknown-unknown -- -D warnings
+cargo clippy -p eldorado-engine -p eldorado-api -p eldorado-web --target wasm32-unknown-unknown -- -D warnings
 
 step "engine builds for wasm32"
 cargo build -p eldorado-engine --target wasm32-unknown-unknown
