@@ -15,6 +15,11 @@ PRIMARY_PORT=5440
 STANDBY_PORT=5441
 SERVER_PORTS=(8081 8082 8083)
 LISTEN=${ELDORADO_CLUSTER_LISTEN:-127.0.0.1:8080}
+# A newcomer's cluster lets the page create play-money players, so that the
+# game plays through the balancer at once; ELDORADO_CLUSTER_DEMO=0 starts
+# real-money servers only (every server of a deployment needs the same flags).
+DEMO=(--demo)
+if [ "${ELDORADO_CLUSTER_DEMO:-1}" = 0 ]; then DEMO=(); fi
 DB=eldorado
 ROLE=eldorado
 REPLICATOR=eldorado_replicator
@@ -87,6 +92,8 @@ start_servers() {
     export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
     say "building eldorado (release)"
     cargo build --release -q -p eldorado-cli
+    # The page the servers serve: built once, as scripts/run.sh does.
+    [ -f www/pkg/eldorado_web_bg.wasm ] || scripts/build-web.sh
     local bin="$CARGO_TARGET_DIR/release/eldorado"
     # One operator API key for all three servers (the signing key is kept
     # in the database, generated once by whichever server starts first).
@@ -98,7 +105,7 @@ start_servers() {
         if [ -f "$data/pid" ] && kill -0 "$(cat "$data/pid")" 2>/dev/null; then continue; fi
         say "starting server $((i + 1)) on 127.0.0.1:$port"
         "$bin" serve --addr "127.0.0.1:$port" --data "$data" --web . --database "$url" \
-            > "$data/server.log" 2>&1 &
+            "${DEMO[@]}" > "$data/server.log" 2>&1 &
         echo $! > "$data/pid"
     done
     for port in "${SERVER_PORTS[@]}"; do
