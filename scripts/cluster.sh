@@ -41,6 +41,10 @@ start_database() {
     local password; password=$(secret db-password)
     if ! cluster_exists eldorado-primary; then
         say "creating the PostgreSQL primary on port $PRIMARY_PORT"
+        # pg_dropcluster keeps files it did not make: a synchronous.conf left
+        # by an earlier cluster would make every commit here wait for a
+        # standby that does not exist yet.
+        rm -rf "/etc/postgresql/$v/eldorado-primary"
         pg_createcluster "$v" eldorado-primary -p "$PRIMARY_PORT" -- --auth-local=peer --auth-host=scram-sha-256 >/dev/null
         cat > "/etc/postgresql/$v/eldorado-primary/conf.d/eldorado.conf" <<CONF
 listen_addresses = '127.0.0.1'
@@ -61,6 +65,7 @@ SQL
     pg_ctlcluster "$v" eldorado-primary start >/dev/null 2>&1 || true
     if ! cluster_exists eldorado-standby; then
         say "creating the streaming standby on port $STANDBY_PORT (base backup of the primary)"
+        rm -rf "/etc/postgresql/$v/eldorado-standby"
         pg_createcluster "$v" eldorado-standby -p "$STANDBY_PORT" >/dev/null
         cp "/etc/postgresql/$v/eldorado-primary/conf.d/eldorado.conf" "/etc/postgresql/$v/eldorado-standby/conf.d/"
         local data="/var/lib/postgresql/$v/eldorado-standby"
@@ -173,6 +178,7 @@ case "${1:-start}" in
         v=$(pg_version)
         cluster_exists eldorado-standby && pg_dropcluster "$v" eldorado-standby
         cluster_exists eldorado-primary && pg_dropcluster "$v" eldorado-primary
+        rm -rf "/etc/postgresql/$v/eldorado-primary" "/etc/postgresql/$v/eldorado-standby"
         rm -rf "$DIR"
         ;;
     *) echo "usage: $0 start|stop|status|destroy" >&2; exit 2 ;;
