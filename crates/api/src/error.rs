@@ -45,6 +45,8 @@ pub enum ErrorCode {
     /// 503: the server did not answer in time. A sale may still have been
     /// made: retry it with the same idempotency key.
     Timeout,
+    /// 503: the operator's wallet did not answer; nothing was sold. Retry.
+    WalletUnavailable,
     Internal,
 }
 
@@ -66,6 +68,7 @@ impl ErrorCode {
             ErrorCode::SoldOut => "SOLD_OUT",
             ErrorCode::Overloaded => "OVERLOADED",
             ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
         }
     }

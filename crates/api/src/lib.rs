@@ -12,6 +12,7 @@ mod error;
 mod health;
 mod history;
 mod sale;
+pub mod seamless;
 mod session;
 mod wallet;
 
