@@ -40,6 +40,8 @@ pub enum ErrorCode {
     /// 429: too many requests of this kind from one address; see `Retry-After`.
     RateLimited,
     SoldOut,
+    /// 410: the launch code is unknown, already used or expired.
+    LaunchInvalid,
     /// 503: the server is at its limit of requests in flight; see `Retry-After`.
     Overloaded,
     /// 503: the server did not answer in time. A sale may still have been
@@ -66,6 +68,7 @@ impl ErrorCode {
             ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::SoldOut => "SOLD_OUT",
+            ErrorCode::LaunchInvalid => "LAUNCH_INVALID",
             ErrorCode::Overloaded => "OVERLOADED",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",

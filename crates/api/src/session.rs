@@ -5,7 +5,8 @@ use eldorado_engine::Money;
 use serde::{Deserialize, Serialize};
 
 /// The answer of `POST /api/demo/players`, `GET /api/session` and
-/// `POST /api/operator/sessions`.
+/// `POST /api/operator/sessions`
+/// and `POST /api/launch`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(examples(crate::examples::session)))]
@@ -22,6 +23,10 @@ pub struct Session {
     /// The player's oldest ticket not fully revealed, so the page can offer to finish it.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub unrevealed: Option<SaleResponse>,
+    /// The portal's lobby, for the page's « Lobby » link: set when the
+    /// session came from a launch link that named one, absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lobby_url: Option<String>,
 }
 
 /// `POST /api/demo/players` takes `{}` (or an empty body).

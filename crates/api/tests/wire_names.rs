@@ -49,6 +49,7 @@ fn error_codes() {
         ErrorCode::RequestTimeout,
         ErrorCode::RateLimited,
         ErrorCode::SoldOut,
+        ErrorCode::LaunchInvalid,
         ErrorCode::Overloaded,
         ErrorCode::Timeout,
         ErrorCode::Internal,

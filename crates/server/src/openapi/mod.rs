@@ -11,8 +11,9 @@ use crate::routes::{operator, player, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    Health, HistoryPage, OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session,
-    SessionsEnded, TransferRequest,
+    Health, HistoryPage, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest,
+    OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
+    TransferRequest,
 };
 use modifiers::{CommonErrors, Security};
 use utoipa::OpenApi;
@@ -38,7 +39,7 @@ use utoipa::OpenApi;
     components(schemas(
         Config, Session, SaleResponse, BuyRequest, RevealRequest, RevealAck, HistoryPage,
         BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
-        ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
+        ErrorBody, ErrorCode, Health, SessionsEnded, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
     )),
     modifiers(&Security, &CommonErrors)
 )]
