@@ -24,7 +24,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Parser)]
-#[command(name = "eldorado-portal", about = "An example operator portal for Eldorado (no passwords: not for production)")]
+#[command(
+    name = "eldorado-portal",
+    about = "An example operator portal for Eldorado (no passwords: not for production)"
+)]
 struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8090")]
@@ -98,8 +101,8 @@ fn main() -> ExitCode {
 }
 
 fn read_secret(path: &Path, what: &str) -> Result<Vec<u8>, String> {
-    let content =
-        std::fs::read(path).map_err(|e| format!("cannot read the {what} {}: {e}", path.display()))?;
+    let content = std::fs::read(path)
+        .map_err(|e| format!("cannot read the {what} {}: {e}", path.display()))?;
     let secret = eldorado_api::seamless::secret_from_file_content(&content).to_vec();
     if secret.is_empty() {
         return Err(format!("the {what} {} is empty", path.display()));
@@ -118,9 +121,22 @@ fn origin(url: &str) -> Result<String, String> {
     }
 }
 
+/// Every route of the portal: its page, its players' API, the wallet.
+fn router(app: App, max_body_bytes: usize) -> Router {
+    Router::new()
+        .merge(page::routes())
+        .merge(players::routes())
+        .merge(wallet::routes())
+        .layer(DefaultBodyLimit::max(max_body_bytes))
+        .with_state(app)
+}
+
 fn run(args: Args) -> Result<(), String> {
     if args.max_deposit_cents == 0 || args.session_ttl_secs == 0 || args.game_timeout_ms == 0 {
-        return Err("--max-deposit-cents, --session-ttl-secs and --game-timeout-ms must be at least 1".into());
+        return Err(
+            "--max-deposit-cents, --session-ttl-secs and --game-timeout-ms must be at least 1"
+                .into(),
+        );
     }
     if !args.game_url.starts_with("http://") {
         return Err(format!(
@@ -153,12 +169,7 @@ fn run(args: Args) -> Result<(), String> {
         max_deposit_cents: args.max_deposit_cents,
         session_ttl: Duration::from_secs(args.session_ttl_secs),
     };
-    let router = Router::new()
-        .merge(page::routes())
-        .merge(players::routes())
-        .merge(wallet::routes())
-        .layer(DefaultBodyLimit::max(args.max_body_bytes))
-        .with_state(app);
+    let router = router(app, args.max_body_bytes);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -15,8 +15,14 @@ const STYLE: &str = include_str!("../www/portal.css");
 pub fn routes() -> Router<App> {
     Router::new()
         .route("/", get(index))
-        .route("/portal.js", get(|| asset("text/javascript; charset=utf-8", SCRIPT)))
-        .route("/portal.css", get(|| asset("text/css; charset=utf-8", STYLE)))
+        .route(
+            "/portal.js",
+            get(|| asset("text/javascript; charset=utf-8", SCRIPT)),
+        )
+        .route(
+            "/portal.css",
+            get(|| asset("text/css; charset=utf-8", STYLE)),
+        )
 }
 
 async fn asset(kind: &'static str, body: &'static str) -> impl IntoResponse {
@@ -27,7 +33,7 @@ async fn asset(kind: &'static str, body: &'static str) -> impl IntoResponse {
 async fn index(State(app): State<App>) -> impl IntoResponse {
     let policy = format!(
         "default-src 'self'; frame-src {}; img-src 'self' data:; base-uri 'none'; \
-         form-action 'self'; frame-ancestors 'none'",
+         form-action 'self'; frame-ancestors 'self'",
         app.game_origin
     );
     (

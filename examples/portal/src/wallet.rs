@@ -116,7 +116,11 @@ impl Asked<'_> {
             Some(self.round_id),
             self.original_transaction_id,
         ];
-        if !ids.into_iter().flatten().all(seamless::valid_transaction_id) {
+        if !ids
+            .into_iter()
+            .flatten()
+            .all(seamless::valid_transaction_id)
+        {
             return Err(AppError::bad_request(
                 "ids are 1 to 64 characters of [A-Za-z0-9_.:-]",
             ));
@@ -332,9 +336,7 @@ pub fn apply_rollback(tx: &Connection, call: &RollbackCall) -> Result<WalletAnsw
     )?;
     let applied = match original {
         Some((player, _, _)) if player != call.player_id => {
-            return Err(AppError::conflict(
-                "the original debit is another player's",
-            ));
+            return Err(AppError::conflict("the original debit is another player's"));
         }
         // Undo what was actually taken, whatever amount the rollback says.
         Some((_, amount, true)) if !already_refunded => {
