@@ -138,6 +138,18 @@ pub const RULES: &[Rule] = &[
         why: "the page may not depend on the server: outcomes come only from signed sales",
         forbidden: &[SERVER, &[Package("eldorado-e2e")]],
     },
+    Rule {
+        package: "eldorado-portal-example",
+        required: true,
+        why: "the example operator uses only the published HTTP contracts (the API types), \
+              as an operator's own back end would: never the game server's code",
+        forbidden: &[&[
+            Package("eldorado-server"),
+            Package("eldorado-cli"),
+            Package("eldorado-web"),
+            Package("eldorado-e2e"),
+        ]],
+    },
 ];
 
 /// A dependency as written in a manifest.
