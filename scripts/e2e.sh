@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# End-to-end test of the game (issue 5): the real server on a seeded block
-# and the wasm page in headless Chromium, through chromedriver.
-# Builds the wasm bundle and the server, then runs crates/e2e.
+# End-to-end tests in headless Chromium, through chromedriver: the game
+# (issue 5: the real server on a seeded block and the wasm page) and the
+# operator integration (issue 11: the example portal of examples/portal
+# framing the game from another origin, with its seamless wallet).
+# Builds the wasm bundle, the server and the portal, then runs crates/e2e.
 #   scripts/e2e.sh                 everything
 #   scripts/e2e.sh tampered        only the tests whose name matches
 # Screenshots and logs: target/e2e/.
@@ -20,10 +22,11 @@ for tool in chromedriver chromium; do
 done
 
 scripts/build-web.sh
-cargo build -p eldorado-cli
+cargo build -p eldorado-cli -p eldorado-portal-example
 # The binary of this build, wherever CARGO_TARGET_DIR puts it.
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 export ELDORADO_BIN="$target_dir/debug/eldorado"
+export ELDORADO_PORTAL_BIN="$target_dir/debug/eldorado-portal"
 
 rm -rf target/e2e
 started=$(date +%s)

@@ -68,6 +68,38 @@ impl Api {
         Ok((status, body))
     }
 
+    /// Status and body of a POST of `body` (JSON), or the transport error.
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &serde_json::Value,
+    ) -> Result<(StatusCode, Bytes), String> {
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(format!("{}{path}", self.base))
+            .header("content-type", "application/json");
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body.to_string())))
+            .map_err(|e| e.to_string())?;
+        let response = self
+            .http
+            .request(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?
+            .to_bytes();
+        Ok((status, body))
+    }
+
     async fn get<T: DeserializeOwned>(&self, path: &str, token: Option<&str>) -> T {
         let (status, body) = self
             .get_raw(path, token)
@@ -114,6 +146,10 @@ impl Api {
             "exactly one open block of {stake_cents} cents"
         );
         open.remove(0)
+    }
+
+    pub async fn block(&self, block: u64) -> BlockInfo {
+        self.get(&format!("/api/blocks/{block}"), None).await
     }
 
     pub async fn session(&self, token: &str) -> Session {

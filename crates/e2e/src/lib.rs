@@ -1,7 +1,8 @@
 //! Harness of the end-to-end test (`tests/game.rs`): the real `eldorado`
 //! server and chromedriver as child processes on free loopback ports, a
 //! WebDriver session in headless Chromium, a small API client, a tampering
-//! proxy, and the texts the page is expected to show.
+//! proxy, the texts the page is expected to show, and the example operator
+//! portal with its books.
 //!
 //! Every child process is killed when its guard drops, so a failed
 //! assertion leaves nothing running behind it.
@@ -10,6 +11,7 @@ pub mod api;
 pub mod browser;
 pub mod expect;
 pub mod paths;
+pub mod portal;
 pub mod process;
 pub mod proxy;
 pub mod server;

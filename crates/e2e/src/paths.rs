@@ -46,6 +46,27 @@ pub fn eldorado_bin() -> PathBuf {
     bin
 }
 
+/// The example operator's `eldorado-portal` binary: `$ELDORADO_PORTAL_BIN`
+/// (scripts/e2e.sh sets it), else the one built next to this test.
+pub fn portal_bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("ELDORADO_PORTAL_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("path of the running test");
+    let bin = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("test binary inside target/<profile>/deps")
+        .join("eldorado-portal");
+    assert!(
+        bin.is_file(),
+        "{} is missing: run scripts/e2e.sh, or `cargo build -p eldorado-portal-example` first, \
+         or point ELDORADO_PORTAL_BIN at the eldorado-portal binary",
+        bin.display()
+    );
+    bin
+}
+
 pub fn chromedriver_bin() -> PathBuf {
     std::env::var_os("CHROMEDRIVER")
         .map(PathBuf::from)

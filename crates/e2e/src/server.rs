@@ -1,5 +1,5 @@
 //! The real game server, `eldorado serve`, on a free loopback port with a
-//! fresh data directory and a fixed demo seed.
+//! fresh data directory (and, for the game's tests, a fixed demo seed).
 
 use crate::api::Api;
 use crate::paths;
@@ -28,6 +28,22 @@ impl Server {
     /// Starts `eldorado serve --demo --demo-seed SEED` and waits until it answers.
     /// `tag` names its log file in the output directory.
     pub async fn start(seed: u64, tag: &str) -> Server {
+        let flags = vec![
+            "--demo".to_owned(),
+            "--demo-seed".to_owned(),
+            seed.to_string(),
+        ];
+        Server::start_with(tag, |_| flags.clone(), &[]).await
+    }
+
+    /// Starts `eldorado serve` with the flags `flags(port)` gives for the
+    /// port it listens on (besides `--addr`, `--data` and `--web`) and the
+    /// environment variables `env`, and waits until it answers.
+    pub async fn start_with(
+        tag: &str,
+        flags: impl Fn(u16) -> Vec<String>,
+        env: &[(&str, &str)],
+    ) -> Server {
         let bin = paths::eldorado_bin();
         let log = paths::out_dir().join(format!("server-{tag}.log"));
         // A port can be taken between our probe and the server's bind:
@@ -50,9 +66,8 @@ impl Server {
                 .arg(data.path())
                 .arg("--web")
                 .arg(paths::repo_root())
-                .arg("--demo")
-                .arg("--demo-seed")
-                .arg(seed.to_string())
+                .args(flags(port))
+                .envs(env.iter().copied())
                 .env("RUST_LOG", "info")
                 .env("NO_COLOR", "1")
                 .stdin(Stdio::null())
