@@ -33,6 +33,10 @@ pub enum ApiError {
     DemoDisabled,
     #[error("no block of this stake is on sale right now; try again shortly")]
     SoldOut,
+    #[error(
+        "this launch link is unknown, already used or expired: open the game again from the portal"
+    )]
+    LaunchInvalid,
     #[error("the request body did not arrive in time")]
     RequestTimeout,
     #[error("too many {what} from your address; retry in {retry_after_secs} s")]
@@ -66,6 +70,7 @@ impl ApiError {
             ApiError::Conflict(_) => ErrorCode::Conflict,
             ApiError::DemoDisabled => ErrorCode::DemoDisabled,
             ApiError::SoldOut => ErrorCode::SoldOut,
+            ApiError::LaunchInvalid => ErrorCode::LaunchInvalid,
             ApiError::RequestTimeout => ErrorCode::RequestTimeout,
             ApiError::RateLimited { .. } => ErrorCode::RateLimited,
             ApiError::Overloaded { .. } => ErrorCode::Overloaded,
@@ -84,6 +89,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::LaunchInvalid => StatusCode::GONE,
             ApiError::SoldOut | ApiError::Overloaded { .. } | ApiError::Timeout => {
                 StatusCode::SERVICE_UNAVAILABLE
             }

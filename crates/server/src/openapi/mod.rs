@@ -7,7 +7,7 @@ mod modifiers;
 #[cfg(test)]
 mod tests;
 
-use crate::routes::{operator, player, public};
+use crate::routes::{launch, operator, player, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
@@ -32,7 +32,7 @@ use utoipa::OpenApi;
         player::create_demo_player, player::session, player::end_session, player::create_sale,
         player::sale, player::reveal, player::history,
         operator::create_session, operator::credit, operator::debit, operator::end_sessions,
-        operator::close_block,
+        operator::close_block, launch::create_launch, launch::exchange,
     ),
     // Listed so that every body type is in the document with its example,
     // also those only reached through another type.

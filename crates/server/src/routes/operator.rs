@@ -19,7 +19,7 @@ use eldorado_api::{
 /// A server seeded with `--demo-seed` sells no real-money ticket, and a
 /// data directory holding operator players is refused to it (see
 /// `seed_policy`): so its operator routes create and fund no player.
-fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
+pub(super) fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
     if state.config.demo_seed.is_some() {
         return Err(ApiError::Forbidden(
             "this server draws its blocks from a fixed --demo-seed: it sells no real-money \
@@ -32,7 +32,7 @@ fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
 /// Largest single transfer: 1,000,000.00 €.
 const MAX_TRANSFER_CENTS: u64 = 100_000_000;
 
-fn check_player_id(id: &str) -> Result<(), ApiError> {
+pub(super) fn check_player_id(id: &str) -> Result<(), ApiError> {
     let ok = (1..=64).contains(&id.len())
         && id
             .bytes()

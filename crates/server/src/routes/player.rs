@@ -60,7 +60,7 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
         expires_at_ms: session.expires_at_ms,
         money: player.kind.money(),
         unrevealed,
-        lobby_url: None,
+        lobby_url: session.lobby_url.as_deref().map(str::to_owned),
     })
 }
 
