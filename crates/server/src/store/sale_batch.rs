@@ -15,9 +15,7 @@
 use super::seamless::next_position;
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
-use super::{
-    corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult,
-};
+use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
 use eldorado_engine::Money;
 use std::collections::HashMap;
 

@@ -141,8 +141,10 @@ pub trait RoundTx: SaleTx {
     fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()>;
     fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()>;
     /// Status, sold count and ticket count of a block, locked.
-    fn block_counts_for_update(&mut self, block: u64)
-        -> StoreResult<Option<(BlockStatus, u32, u32)>>;
+    fn block_counts_for_update(
+        &mut self,
+        block: u64,
+    ) -> StoreResult<Option<(BlockStatus, u32, u32)>>;
     fn insert_outbox(&mut self, item: &OutboxItem, now_ms: u64) -> StoreResult<()>;
     /// Ids of rounds reserved before `before_ms`.
     fn rounds_reserved_before(&mut self, before_ms: u64) -> StoreResult<Vec<String>>;

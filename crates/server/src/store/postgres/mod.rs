@@ -362,9 +362,7 @@ impl Store for PostgresStore {
     }
 
     fn outbox_due(&self, limit: u32) -> StoreResult<Vec<crate::store::seamless::OutboxItem>> {
-        off_async(|| {
-            seamless::outbox_due(&mut *self.client()?, limit)
-        })
+        off_async(|| seamless::outbox_due(&mut *self.client()?, limit))
     }
 
     fn outbox_acknowledged(
@@ -374,14 +372,17 @@ impl Store for PostgresStore {
         now_ms: u64,
     ) -> StoreResult<()> {
         off_async(|| {
-            seamless::outbox_acknowledged(&mut *self.client()?, transaction_id, balance_cents, now_ms)
+            seamless::outbox_acknowledged(
+                &mut *self.client()?,
+                transaction_id,
+                balance_cents,
+                now_ms,
+            )
         })
     }
 
     fn outbox_attempt_failed(&self, transaction_id: &str, error: &str) -> StoreResult<()> {
-        off_async(|| {
-            seamless::outbox_attempt_failed(&mut *self.client()?, transaction_id, error)
-        })
+        off_async(|| seamless::outbox_attempt_failed(&mut *self.client()?, transaction_id, error))
     }
 
     fn totals(&self) -> StoreResult<Totals> {

@@ -101,7 +101,11 @@ impl RoundTx for PgTx<'_> {
     }
 
     fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()> {
-        let state = if sale_id.is_some() { "sold" } else { "released" };
+        let state = if sale_id.is_some() {
+            "sold"
+        } else {
+            "released"
+        };
         let sale_id = sale_id.map(to_i64).transpose()?;
         self.0.execute(
             "UPDATE wallet_rounds SET state = $1, sale_id = $2, ended_at_ms = $3 \

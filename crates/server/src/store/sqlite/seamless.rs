@@ -114,7 +114,11 @@ impl RoundTx for SqlTx<'_> {
     }
 
     fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()> {
-        let state = if sale_id.is_some() { "sold" } else { "released" };
+        let state = if sale_id.is_some() {
+            "sold"
+        } else {
+            "released"
+        };
         let sale_id = sale_id.map(to_i64).transpose()?;
         self.0
             .prepare_cached(
@@ -206,16 +210,18 @@ pub(super) fn outbox_due(conn: &Connection, limit: u32) -> StoreResult<Vec<Outbo
         })?
         .collect::<Result<Vec<_>, _>>()?;
     rows.into_iter()
-        .map(|(transaction_id, kind, round_id, player_id, amount, original)| {
-            Ok(OutboxItem {
-                transaction_id,
-                kind: OutboxKind::parse(&kind).ok_or_else(|| corrupt("outbox kind"))?,
-                round_id,
-                player_id,
-                amount_cents: to_u64(amount, "amount")?,
-                original_transaction_id: original,
-            })
-        })
+        .map(
+            |(transaction_id, kind, round_id, player_id, amount, original)| {
+                Ok(OutboxItem {
+                    transaction_id,
+                    kind: OutboxKind::parse(&kind).ok_or_else(|| corrupt("outbox kind"))?,
+                    round_id,
+                    player_id,
+                    amount_cents: to_u64(amount, "amount")?,
+                    original_transaction_id: original,
+                })
+            },
+        )
         .collect()
 }
 
@@ -229,7 +235,11 @@ pub(super) fn outbox_acknowledged(
         "UPDATE wallet_outbox SET acknowledged_at_ms = ?1, balance_cents = ?2, \
          attempts = attempts + 1 WHERE transaction_id = ?3 AND acknowledged_at_ms IS NULL",
     )?
-    .execute(params![to_i64(now_ms)?, to_i64(balance_cents)?, transaction_id])?;
+    .execute(params![
+        to_i64(now_ms)?,
+        to_i64(balance_cents)?,
+        transaction_id
+    ])?;
     Ok(())
 }
 
