@@ -46,6 +46,53 @@ pub struct Config {
     pub block_poll: Duration,
     /// Resource limits: every one has a flag of `eldorado serve`.
     pub limits: Limits,
+    /// The operator's seamless wallet (`--wallet`): it holds the money of
+    /// operator players. `None`: the transfer wallet.
+    pub wallet: Option<WalletConfig>,
+}
+
+/// `--wallet URL --wallet-secret-file F --wallet-timeout-ms --wallet-retry-ms`.
+#[derive(Clone)]
+pub struct WalletConfig {
+    /// The base URL: calls go to `{url}/debit` and so on.
+    pub url: String,
+    /// The HMAC key shared with the operator (the secret file's content).
+    pub secret: Vec<u8>,
+    /// Longest wait for one answer of the operator's wallet.
+    pub timeout: Duration,
+    /// How often unacknowledged credits and rollbacks are sent again.
+    pub retry: Duration,
+}
+
+impl std::fmt::Debug for WalletConfig {
+    /// Never the secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalletConfig")
+            .field("url", &self.url)
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WalletConfig {
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(3_000);
+    pub const DEFAULT_RETRY: Duration = Duration::from_millis(2_000);
+
+    /// Reads the shared secret from `file` (its trailing line break is not
+    /// part of it); an unreadable or empty file is refused.
+    pub fn read_secret(file: &std::path::Path) -> Result<Vec<u8>, String> {
+        let content = std::fs::read(file)
+            .map_err(|e| format!("--wallet-secret-file {}: {e}", file.display()))?;
+        let secret = eldorado_api::seamless::secret_from_file_content(&content);
+        if secret.is_empty() {
+            return Err(format!(
+                "--wallet-secret-file {}: the file is empty; put the secret shared with the operator's wallet in it",
+                file.display()
+            ));
+        }
+        Ok(secret.to_vec())
+    }
 }
 
 /// What one client, or all of them together, may hold of the server.
@@ -120,14 +167,16 @@ impl Config {
             key_file: None,
             block_poll: Duration::from_secs(1),
             limits: Limits::default(),
+            wallet: None,
         }
     }
 
     /// The kinds of money the server keeps blocks on sale for: real money
-    /// unless blocks are drawn from a fixed seed, play money in demo mode.
+    /// unless blocks are drawn from a fixed seed (but with a seamless wallet,
+    /// whose tests need known tickets), play money in demo mode.
     pub fn moneys(&self) -> Vec<Money> {
         let mut moneys = Vec::new();
-        if self.demo_seed.is_none() {
+        if self.demo_seed.is_none() || self.wallet.is_some() {
             moneys.push(Money::Real);
         }
         if self.demo {
@@ -169,11 +218,32 @@ impl Config {
 
     /// Refuses combinations that must never run.
     pub fn check(&self) -> Result<(), String> {
-        if self.demo_seed.is_some() && !self.demo {
+        if self.demo_seed.is_some() && !self.demo && self.wallet.is_none() {
             return Err(
-                "--demo-seed makes every ticket predictable: it is refused unless --demo is given"
+                "--demo-seed makes every ticket predictable: it is refused unless --demo (or \
+                 --wallet, to test an operator's wallet) is given"
                     .to_owned(),
             );
+        }
+        if let Some(wallet) = &self.wallet {
+            // The client speaks plain HTTP: TLS to the operator is ended by
+            // a proxy beside the server.
+            let ok = wallet
+                .url
+                .strip_prefix("http://")
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
+            if !ok {
+                return Err(format!(
+                    "--wallet {:?}: give the http:// base URL of the operator's wallet API",
+                    wallet.url
+                ));
+            }
+            if wallet.secret.is_empty() {
+                return Err("--wallet-secret-file: the secret is empty".to_owned());
+            }
+            if wallet.timeout.is_zero() || wallet.retry.is_zero() {
+                return Err("--wallet-timeout-ms and --wallet-retry-ms must be above 0".to_owned());
+            }
         }
         let ancestors_ok = !self.frame_ancestors.trim().is_empty()
             && self

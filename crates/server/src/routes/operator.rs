@@ -2,7 +2,7 @@
 //! and debits, closing a block. Every call needs the operator API key.
 
 use super::bodies::block_info;
-use super::player::session_body;
+use super::player::{session_body, with_wallet_balance};
 use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -20,7 +20,8 @@ use eldorado_api::{
 /// data directory holding operator players is refused to it (see
 /// `seed_policy`): so its operator routes create and fund no player.
 pub(super) fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
-    if state.config.demo_seed.is_some() {
+    // With --wallet a seed is for testing the operator's integration.
+    if state.config.demo_seed.is_some() && state.wallet.is_none() {
         return Err(ApiError::Forbidden(
             "this server draws its blocks from a fixed --demo-seed: it sells no real-money \
              ticket and holds no operator players",
@@ -71,6 +72,7 @@ pub async fn create_session(
             session_body(state, &session)
         })
         .await?;
+    let session = with_wallet_balance(&state, session).await?;
     Ok((StatusCode::CREATED, Json(session)))
 }
 
@@ -82,6 +84,12 @@ async fn transfer(
 ) -> Result<Json<Balance>, ApiError> {
     check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
     refuse_on_seeded_server(&state)?;
+    if state.wallet.is_some() {
+        return Err(ApiError::Forbidden(
+            "this server plays from the operator's seamless wallet (--wallet): it holds no \
+             transfer wallet",
+        ));
+    }
     if body.amount_cents == 0 || body.amount_cents > MAX_TRANSFER_CENTS {
         return Err(ApiError::BadRequest(format!(
             "amount_cents must be 1..={MAX_TRANSFER_CENTS}"
@@ -132,7 +140,7 @@ async fn transfer(
     request_body = TransferRequest,
     responses(
         (status = 200, description = "The new balance; an unknown player is created", body = Balance),
-        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed` or `--wallet`", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
     ))]
 pub async fn credit(
@@ -151,7 +159,7 @@ pub async fn credit(
     responses(
         (status = 200, description = "The new balance", body = Balance),
         (status = 402, description = "INSUFFICIENT_FUNDS: the balance would go below 0", body = ErrorBody),
-        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed` or `--wallet`", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown player", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
     ))]
