@@ -20,7 +20,9 @@ portal_url="http://$portal_addr"
 game_url="http://localhost:${game_addr##*:}"
 
 [ -f www/pkg/eldorado_web.js ] || scripts/build-web.sh
-cargo build --release -p eldorado-cli -p eldorado-portal-example
+# The dev profile: Cargo.toml optimises the engine and every dependency in
+# it too, and scripts/e2e.sh builds the same binaries.
+cargo build -p eldorado-cli -p eldorado-portal-example
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 
 mkdir -p "$data/game"
@@ -41,7 +43,7 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-"$target_dir/release/eldorado" serve \
+"$target_dir/debug/eldorado" serve \
     --addr "$game_addr" --data "$data/game" --web . \
     --public-url "$game_url" \
     --frame-ancestors "'self' $portal_url" \
@@ -54,7 +56,7 @@ until curl -fsS -o /dev/null "$game_url/api/health"; do
     sleep 1
 done
 
-"$target_dir/release/eldorado-portal" \
+"$target_dir/debug/eldorado-portal" \
     --addr "$portal_addr" --public-url "$portal_url" \
     --game-url "http://$game_addr" --game-public-url "$game_url" \
     --operator-key-file "$data/game/operator-api.key" \

@@ -2,7 +2,7 @@
 //! session (see `crate::launches`).
 
 use super::operator::{check_player_id, refuse_on_seeded_server};
-use super::player::session_body;
+use super::player::{session_body, with_wallet_balance};
 use super::{ApiJson, ClientIp, Operator};
 use crate::error::ApiError;
 use crate::keys::os_random;
@@ -72,5 +72,7 @@ pub async fn exchange(
             session_body(state, &session)
         })
         .await?;
+    // With --wallet the operator holds a real-money player's balance.
+    let session = with_wallet_balance(&state, session).await?;
     Ok((StatusCode::CREATED, Json(session)))
 }
