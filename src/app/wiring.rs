@@ -84,6 +84,7 @@ impl Inner {
         listeners.push(on(&doc, "keydown", Inner::on_key)?);
         let window = crate::dom::window()?;
         listeners.push(on(&window, "resize", |i, _| i.fit_canvas())?);
+        listeners.push(on(&window, "message", Inner::on_message)?);
         this.listeners.replace(listeners);
 
         let weak = Rc::downgrade(this);
@@ -117,6 +118,9 @@ impl Inner {
                 .log_failure("cancelling the animation frame");
         }
         if let Some((observer, _)) = self.resize.take() {
+            observer.disconnect();
+        }
+        if let Some((observer, _)) = self.page_watch.take() {
             observer.disconnect();
         }
         self.listeners.borrow_mut().clear();

@@ -52,6 +52,8 @@ macro_rules! all_cases {
                 blocks_and_tickets_round_trip,
                 sessions_and_reveals,
                 everything_survives_a_reopen,
+                launch_codes_open_one_session_once,
+                a_launch_code_raced_by_threads_opens_one_session,
             ]
         );
     };
