@@ -52,6 +52,9 @@ macro_rules! all_cases {
                 blocks_and_tickets_round_trip,
                 sessions_and_reveals,
                 everything_survives_a_reopen,
+                seamless_rounds_sell_or_give_back_their_ticket,
+                a_reserved_ticket_keeps_its_block_on_sale,
+                lost_rounds_are_released_with_a_rollback,
             ]
         );
     };
