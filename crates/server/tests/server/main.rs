@@ -8,4 +8,6 @@ mod concurrency;
 mod money_lines;
 mod restart_rollover;
 mod robustness;
+mod seamless_wallet;
 mod seed_policy;
+mod wallet_stub;
