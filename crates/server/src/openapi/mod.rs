@@ -4,6 +4,7 @@
 //! table and parse every example it shows.
 
 mod modifiers;
+pub mod wallet;
 #[cfg(test)]
 mod tests;
 
@@ -27,6 +28,7 @@ use utoipa::OpenApi;
     ),
     paths(
         public::config, public::blocks, public::block, public::export, public::openapi,
+        public::wallet_openapi,
         public::health,
         player::create_demo_player, player::session, player::end_session, player::create_sale,
         player::sale, player::reveal, player::history,
