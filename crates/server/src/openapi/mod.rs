@@ -4,9 +4,9 @@
 //! table and parse every example it shows.
 
 mod modifiers;
-pub mod wallet;
 #[cfg(test)]
 mod tests;
+pub mod wallet;
 
 use crate::routes::{operator, player, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
