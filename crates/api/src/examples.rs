@@ -202,18 +202,18 @@ pub fn balance_answer() -> Value {
 }
 
 pub fn debit_call() -> Value {
-    json!({"transaction_id": "debit:3-1234", "round_id": "3-1234",
+    json!({"transaction_id": "debit:5f0c2a9e41b7d3c86a1e0f42", "round_id": "5f0c2a9e41b7d3c86a1e0f42",
            "player_id": "casino-7731", "amount_cents": 100})
 }
 
 pub fn credit_call() -> Value {
-    json!({"transaction_id": "credit:3-1234", "round_id": "3-1234",
+    json!({"transaction_id": "credit:5f0c2a9e41b7d3c86a1e0f42", "round_id": "5f0c2a9e41b7d3c86a1e0f42",
            "player_id": "casino-7731", "amount_cents": 200})
 }
 
 pub fn rollback_call() -> Value {
-    json!({"transaction_id": "rollback:3-1234", "original_transaction_id": "debit:3-1234",
-           "round_id": "3-1234", "player_id": "casino-7731", "amount_cents": 100})
+    json!({"transaction_id": "rollback:5f0c2a9e41b7d3c86a1e0f42", "original_transaction_id": "debit:5f0c2a9e41b7d3c86a1e0f42",
+           "round_id": "5f0c2a9e41b7d3c86a1e0f42", "player_id": "casino-7731", "amount_cents": 100})
 }
 
 pub fn wallet_answer() -> Value {

@@ -6,6 +6,7 @@
 mod modifiers;
 #[cfg(test)]
 mod tests;
+pub mod wallet;
 
 use crate::routes::{launch, operator, player, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
@@ -28,6 +29,7 @@ use utoipa::OpenApi;
     ),
     paths(
         public::config, public::blocks, public::block, public::export, public::openapi,
+        public::wallet_openapi,
         public::health,
         player::create_demo_player, player::session, player::end_session, player::create_sale,
         player::sale, player::reveal, player::history,

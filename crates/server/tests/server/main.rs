@@ -9,4 +9,6 @@ mod launch;
 mod money_lines;
 mod restart_rollover;
 mod robustness;
+mod seamless_wallet;
 mod seed_policy;
+mod wallet_stub;

@@ -54,6 +54,9 @@ macro_rules! all_cases {
                 everything_survives_a_reopen,
                 launch_codes_open_one_session_once,
                 a_launch_code_raced_by_threads_opens_one_session,
+                seamless_rounds_sell_or_give_back_their_ticket,
+                a_reserved_ticket_keeps_its_block_on_sale,
+                lost_rounds_are_released_with_a_rollback,
             ]
         );
     };
