@@ -488,7 +488,11 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
     assert_eq!(closed.sold, Some(plays as u32), "tickets sold by the game");
     let stakes = STAKE * plays as u64;
     let prizes: u64 = tickets.iter().map(|t| t.prize_cents).sum();
-    assert_eq!(books.balance_cents, start - stakes + prizes);
+    assert_eq!(
+        books.balance_cents + stakes,
+        start + prizes,
+        "start - stakes + prizes"
+    );
 
     // A deposit: the game reads the new balance when told, and says it.
     browser

@@ -33,7 +33,7 @@ async fn asset(kind: &'static str, body: &'static str) -> impl IntoResponse {
 async fn index(State(app): State<App>) -> impl IntoResponse {
     let policy = format!(
         "default-src 'self'; frame-src {}; img-src 'self' data:; base-uri 'none'; \
-         form-action 'self'; frame-ancestors 'self'",
+         form-action 'self'; frame-ancestors 'none'",
         app.game_origin
     );
     (

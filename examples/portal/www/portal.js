@@ -94,16 +94,12 @@ function openCashier(tooLow) {
   if (!$('cashier').open) $('cashier').showModal();
 }
 
+// Only the game's iframe, on the game's origin, is heard.
 window.addEventListener('message', (event) => {
   if (!game || event.source !== game.frame.contentWindow) return;
+  if (event.origin !== game.origin) return;
   const message = event.data;
   if (!message || typeof message !== 'object') return;
-  // The game's « Lobby » link loaded this very page inside the frame.
-  if (event.origin === location.origin && message.type === 'lobby') {
-    enterLobby();
-    return;
-  }
-  if (event.origin !== game.origin) return;
   switch (message.type) {
     case 'ready':
       send({ type: muted ? 'mute' : 'unmute' });
@@ -185,10 +181,4 @@ for (const button of document.querySelectorAll('#cashier [data-cents]')) {
   });
 }
 
-if (window.parent !== window) {
-  // Opened inside the game's frame by its « Lobby » link: hand over to the
-  // portal page around it.
-  window.parent.postMessage({ type: 'lobby' }, location.origin);
-} else {
-  enterLobby();
-}
+enterLobby();
