@@ -520,8 +520,28 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
     s.in_portal().await;
     browser.screenshot("portal-game").await;
 
-    // Mute is the portal's to send; « Lobby » closes the game.
+    // « Mute » on the portal mutes the game; « Lobby » closes it.
     browser.click("#mute").await;
+    s.in_game().await;
+    let started = Instant::now();
+    loop {
+        let sound = browser
+            .script(
+                "const b = document.querySelector('#eldorado .eld-mute'); \
+                 return b ? b.textContent : null;",
+                Vec::new(),
+            )
+            .await;
+        if sound == json!("Son coupé") {
+            break;
+        }
+        assert!(
+            started.elapsed() < STEP_TIMEOUT,
+            "the game was not muted: its sound button says {sound}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+    s.in_portal().await;
     browser.click("#back").await;
     let lobby = s
         .wait_portal("the lobby again", |v| {
