@@ -41,7 +41,9 @@ stop() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
 }
-trap stop INT TERM EXIT
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+trap stop EXIT
 
 "$target_dir/debug/eldorado" serve \
     --addr "$game_addr" --data "$data/game" --web . \
@@ -70,3 +72,4 @@ echo "  Log in with any name; Ctrl-C stops both servers."
 echo
 wait -n "${pids[@]}" || true
 echo "portal.sh: a server stopped; stopping the other" >&2
+exit 1
