@@ -409,3 +409,42 @@ async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
     drain(&state).await;
     assert_reconciled(&state, &stub, &[("casino-cy", 5_000)]);
 }
+
+/// A session opened from a launch link shows the operator's balance, as
+/// `GET /api/session` does: the page starts from the wallet's figure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launched_session_shows_the_operators_balance() {
+    let stub = Stub::start().await;
+    let (_dir, state) = wallet_server("wallet-launch", &stub).await;
+    let router = app(state.clone());
+    stub.set_balance("casino-lea", 1_234);
+    let launch = call(
+        &router,
+        Method::POST,
+        "/api/operator/launches",
+        Some(&operator_key(&state)),
+        Some(r#"{"player_id":"casino-lea","lang":"en","mode":"real"}"#),
+    )
+    .await;
+    assert_eq!(launch.status, StatusCode::CREATED, "{}", launch.body);
+    let url = launch.body["url"].as_str().unwrap();
+    let code = url
+        .split("launch=")
+        .nth(1)
+        .unwrap()
+        .split('&')
+        .next()
+        .unwrap();
+    let opened = call(
+        &router,
+        Method::POST,
+        "/api/launch",
+        None,
+        Some(&format!(r#"{{"code":"{code}"}}"#)),
+    )
+    .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.body);
+    assert_eq!(opened.body["money"], "real");
+    assert_eq!(opened.body["balance_cents"], 1_234);
+    assert_eq!(stub.calls("debit").len(), 0, "a launch moves no money");
+}
