@@ -310,7 +310,7 @@ async fn a_launch_code_gives_the_session_and_its_lobby() {
     let code = "ab".repeat(32);
     let (root, app) = mount_framed(&backend, &parent, Some(&code));
     ready(&app).await;
-    assert_eq!(backend.state.borrow().launch_codes, [code.clone()]);
+    assert_eq!(backend.state.borrow().launch_codes, vec![code.clone()]);
     let link: web_sys::HtmlAnchorElement = query(&root, ".eld-lobby").dyn_into().unwrap();
     assert!(!link.hidden());
     assert_eq!(link.href(), lobby);
