@@ -118,7 +118,9 @@ window.addEventListener('message', (event) => {
       openCashier(true);
       break;
     case 'error':
-      say(`The game reports ${message.code}.`);
+      say(message.code === 'LAUNCH_INVALID'
+        ? 'This game link has expired: go back to the lobby and start the game again.'
+        : `The game reports ${message.code}.`);
       break;
     case 'resize':
       if (Number.isSafeInteger(message.height) && message.height > 0) {
