@@ -39,7 +39,7 @@ export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 wasm-pack test --headless --chrome --chromedriver "$CHROMEDRIVER"
 
 if [ -x scripts/e2e.sh ]; then
-    step "end-to-end game in Chromium"
+    step "end-to-end tests in Chromium (the game, the example operator portal)"
     scripts/e2e.sh
 fi
 
