@@ -397,6 +397,14 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
         })
         .await;
     assert_eq!(game.lang, "fr");
+    let address = browser.script("return location.href;", Vec::new()).await;
+    let address = address.as_str().expect("the game's address");
+    assert!(
+        address.starts_with(&game_origin)
+            && !address.contains("launch=")
+            && !address.contains("token="),
+        "the used code and no token stay in the game's address: {address}"
+    );
     assert_eq!(
         game.balance.as_deref(),
         Some(money(start, Lang::Fr).as_str())
