@@ -321,16 +321,24 @@ impl Game {
         let Phase::Buying { stake, purchase } = self.phase.clone() else {
             return Vec::new();
         };
-        self.phase = if error.is_definite_refusal() {
+        let definite = error.is_definite_refusal();
+        self.phase = if definite {
             Phase::Ready
         } else {
             Phase::BuyFailed { stake, purchase }
         };
         self.notice = Some(Notice::Net(error.clone()));
-        vec![
+        let mut commands = vec![
             Command::Announce(Announcement::Failed(error)),
             Command::Sound(Cue::Refused),
-        ]
+        ];
+        // The server's refusal may come from a balance this page has not
+        // seen (with a seamless wallet the operator's money moves elsewhere
+        // too): show, and tell the portal, the server's figure.
+        if definite {
+            commands.push(Command::RefreshBalance);
+        }
+        commands
     }
 
     /// Finishes the interrupted ticket offered at load. `stake_played` and

@@ -137,7 +137,11 @@ fn uncertain_failures_keep_the_key_definite_ones_drop_it() {
     let block = FixtureBlock::new(1, 100, &[fixtures::LOSE]);
     let mut game = started(&block, 5000);
     game.press(key);
-    game.buy_failed(NetError::Timeout);
+    let commands = game.buy_failed(NetError::Timeout);
+    assert!(
+        !commands.contains(&Command::RefreshBalance),
+        "the retry may still sell: the balance waits for it"
+    );
     assert_eq!(game.button(), Button::Retry);
     assert!(!game.choose_stake(200), "the retry buys the same stake");
     assert_eq!(
@@ -147,11 +151,16 @@ fn uncertain_failures_keep_the_key_definite_ones_drop_it() {
             purchase: key()
         }]
     );
-    game.buy_failed(NetError::Api {
+    let commands = game.buy_failed(NetError::Api {
         status: 402,
         code: "INSUFFICIENT_FUNDS".into(),
     });
     assert_eq!(game.phase(), &Phase::Ready);
+    assert_eq!(
+        commands.last(),
+        Some(&Command::RefreshBalance),
+        "a refusal by the server reads the balance again"
+    );
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! (`examples/portal`) on one origin, the game server in seamless-wallet
 //! mode on another, the game in the portal's iframe in headless Chromium.
 //! The player plays known tickets (real-money blocks drawn from a fixed
-//! seed) until a win and then until the balance is too low for a ticket;
+//! seed), wins, then spends the rest in another session, so that the page's
+//! next purchase is refused for funds by the operator's wallet;
 //! the balance the portal shows from the game's events is compared with
 //! the portal's own wallet database to the cent, and the game's sales with
 //! the portal's ledger.
@@ -36,6 +37,11 @@ const OPERATOR_API_KEY: &str = "e2e-portal-operator-api-key-0123456789";
 const WALLET_SECRET: &str = "e2e portal wallet secret";
 const PLAY: &str = "#eldorado > .eld-controls > .eld-play";
 const DEPOSIT: u64 = 1_000;
+/// The last tickets of the plan are bought through the game's API with
+/// another session of the same player: the page does not see the balance
+/// go, so its next purchase is refused by the operator's wallet, not by
+/// the page itself.
+const ELSEWHERE: usize = 2;
 
 fn seed() -> u64 {
     std::env::var("E2E_PORTAL_SEED")
@@ -212,7 +218,7 @@ impl Session<'_> {
 }
 
 /// The ledger of a player who started with `start`, played `tickets` at
-/// `STAKE` each, in order.
+/// `STAKE` each, in order, then was refused one more for funds.
 fn check_ledger(books: &Books, start: u64, tickets: &[Ticket]) {
     let opening = &books.ledger[0];
     assert_eq!(
@@ -266,9 +272,24 @@ fn check_ledger(books: &Books, start: u64, tickets: &[Ticket]) {
     );
     let rollbacks = books.wallet.iter().filter(|w| w.kind == "rollback").count();
     assert_eq!(rollbacks, 0, "{:#?}", books.wallet);
+    // One debit refused for funds, which moved nothing and sold nothing.
+    let (refused, applied): (Vec<_>, Vec<_>) = books.wallet.iter().partition(|w| !w.applied);
+    assert_eq!(refused.len(), 1, "{:#?}", books.wallet);
+    assert_eq!(
+        (
+            refused[0].kind.as_str(),
+            refused[0].status.as_str(),
+            refused[0].amount_cents
+        ),
+        ("debit", "insufficient_funds", STAKE as i64)
+    );
     assert!(
-        books.wallet.iter().all(|w| w.applied && w.status == "ok"),
-        "every wallet call of the game moved money: {:#?}",
+        !rounds.contains(&refused[0].round_id),
+        "the refused round is none of the sales"
+    );
+    assert!(
+        applied.iter().all(|w| w.status == "ok"),
+        "every other wallet call of the game moved money: {:#?}",
         books.wallet
     );
 }
@@ -326,6 +347,10 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
         panic!("seed {seed}: no win then ruin within {MAX_PLAYS} tickets; choose another seed");
     };
     let tickets = &block.tickets[..plays];
+    let in_page = plays
+        .checked_sub(ELSEWHERE)
+        .filter(|&n| tickets[..n].iter().any(|t| t.prize_cents > 0))
+        .unwrap_or_else(|| panic!("seed {seed}: the page's tickets must include a win"));
     let end_balance = tickets.iter().fold(start, |b, t| b - STAKE + t.prize_cents);
     eprintln!(
         "seed {seed}, block {block_id}: start {start} cents, {plays} tickets, prizes {:?}, end {end_balance}",
@@ -428,7 +453,7 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
     // Play the known tickets: after each, the portal's figure (from the
     // game's events) and its database agree to the cent.
     let mut balance = start;
-    for (i, ticket) in tickets.iter().enumerate() {
+    for (i, ticket) in tickets[..in_page].iter().enumerate() {
         balance = balance - STAKE + ticket.prize_cents;
         s.in_game().await;
         s.play(ticket, balance).await;
@@ -445,28 +470,88 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
         );
         assert_eq!(view.message, None);
     }
-    assert_eq!(balance, end_balance);
-    assert!(balance < STAKE);
+    let page_balance = balance;
 
-    // One more ticket: too little money; the portal opens its cashier.
+    // The same player buys the plan's last tickets elsewhere: another
+    // session, through the game's API. The page still shows its figure.
+    let (status, body) = api
+        .post_raw(
+            "/api/operator/sessions",
+            Some(OPERATOR_API_KEY),
+            &json!({ "player_id": PLAYER }),
+        )
+        .await
+        .expect("another session");
+    assert!(
+        status.is_success(),
+        "{status}: {}",
+        String::from_utf8_lossy(&body)
+    );
+    let other: Value = serde_json::from_slice(&body).expect("a session");
+    let other = other["token"].as_str().expect("its token").to_owned();
+    for (k, ticket) in tickets[in_page..].iter().enumerate() {
+        let (status, body) = api
+            .post_raw(
+                "/api/sales",
+                Some(&other),
+                &json!({ "stake_cents": STAKE, "idempotency_key": format!("elsewhere-{k:04}") }),
+            )
+            .await
+            .expect("a sale elsewhere");
+        assert!(
+            status.is_success(),
+            "{status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        let sale: Value = serde_json::from_slice(&body).expect("a sale");
+        assert_eq!(sale["sale"]["ticket"]["position"], ticket.position);
+        let sale_id = sale["sale"]["sale_id"].as_u64().expect("a sale id");
+        // Revealed, so that the page has no ticket of it to resume.
+        let (status, _) = api
+            .post_raw(
+                &format!("/api/sales/{sale_id}/reveal"),
+                Some(&other),
+                &json!({ "revealed": 1 + ticket.extras }),
+            )
+            .await
+            .expect("reveal");
+        assert!(status.is_success());
+        balance = balance - STAKE + ticket.prize_cents;
+    }
+    assert_eq!(balance, end_balance);
+    assert!(balance < STAKE && page_balance >= STAKE);
+    assert_eq!(portal.books(PLAYER).balance_cents, balance);
+
+    // The page buys: the operator's wallet refuses the debit for funds; the
+    // page reads the balance again and the portal opens its cashier.
     s.in_game().await;
-    browser.wait("« Jouer »", PageState::ready_to_play).await;
+    let before = browser.wait("« Jouer »", PageState::ready_to_play).await;
+    assert_eq!(
+        before.balance.as_deref(),
+        Some(money(page_balance, Lang::Fr).as_str())
+    );
     browser.click(PLAY).await;
     let refused = browser
-        .wait("the refusal for funds", |st| st.notice.is_some())
+        .wait("the refusal for funds", |st| {
+            st.notice.is_some() && st.balance.as_deref() == Some(&money(balance, Lang::Fr))
+        })
         .await;
-    assert_eq!(refused.notice.map(|n| n.kind).as_deref(), Some("funds"));
+    assert_eq!(
+        refused.notice.map(|n| n.text).as_deref(),
+        Some("Vos disponibilités ne suffisent pas pour cette mise.")
+    );
     s.in_portal().await;
     let cashier = s
-        .wait_portal("the cashier", |v| v.cashier_open && v.cashier_reason)
+        .wait_portal("the cashier", |v| {
+            v.cashier_open && v.cashier_reason && v.shows_event_balance(balance)
+        })
         .await;
     assert_eq!(cashier.events_of("insufficient_funds").len(), 1);
-    assert!(cashier.shows_event_balance(balance));
 
     // Every round as the game told the portal, and as the portal booked it.
     let started = cashier.events_of("round_started");
     let ended = cashier.events_of("round_ended");
-    assert_eq!((started.len(), ended.len()), (plays, plays));
+    assert_eq!((started.len(), ended.len()), (in_page, in_page));
     for ((ticket, began), done) in tickets.iter().zip(&started).zip(&ended) {
         assert_eq!(began["stake_cents"], STAKE);
         assert_eq!(done["sale_id"], began["sale_id"]);
@@ -478,7 +563,8 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
     check_ledger(&books, start, tickets);
 
     // The game's side: close the block; it says how many tickets it sold,
-    // which are the tickets above, so operator money = start - stakes + prizes.
+    // which are the tickets above (the refused round gave its ticket back),
+    // so operator money = start - stakes + prizes.
     let (status, body) = api
         .post_raw(
             &format!("/api/operator/blocks/{block_id}/close"),
