@@ -13,6 +13,7 @@ use tower::ServiceExt;
 
 const SECRET: &[u8] = b"test wallet secret";
 const START: u64 = 1_000;
+const OPERATOR_KEY: &str = "test-operator-api-key-0123456789abcdef";
 
 struct Portal {
     router: Router,
@@ -22,15 +23,15 @@ struct Portal {
 
 impl Portal {
     fn new() -> Portal {
+        Portal::with_game("http://127.0.0.1:9")
+    }
+
+    fn with_game(game_url: &str) -> Portal {
         let dir = tempfile::tempdir().expect("temporary directory");
         let db = Db::open(&dir.path().join("portal.sqlite3")).expect("open the database");
         let app = App {
             db: db.clone(),
-            game: GameServer::new(
-                "http://127.0.0.1:9",
-                "k".repeat(64).as_str(),
-                Duration::from_millis(100),
-            ),
+            game: GameServer::new(game_url, OPERATOR_KEY, Duration::from_secs(5)),
             wallet_secret: Arc::new(SECRET.to_vec()),
             public_url: "http://127.0.0.1:8090".into(),
             game_origin: "http://localhost:8080".into(),
@@ -319,4 +320,96 @@ async fn the_page_may_frame_the_game_only() {
         policy.contains("frame-src http://localhost:8080;"),
         "{policy}"
     );
+}
+
+/// A stand-in for the game server's `POST /api/operator/launches`: records
+/// what it was sent and answers as the game does (201 `Launch`), or
+/// refuses every launch when `refuse` is set.
+async fn fake_game(refuse: bool) -> (String, Arc<std::sync::Mutex<Vec<(String, Value)>>>) {
+    use axum::routing::post;
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let app = Router::new().route(
+        "/api/operator/launches",
+        post(
+            move |headers: axum::http::HeaderMap, body: axum::Json<Value>| {
+                let record = record.clone();
+                async move {
+                    let auth = headers["authorization"].to_str().unwrap().to_owned();
+                    record.lock().unwrap().push((auth, body.0));
+                    if refuse {
+                        return (
+                            StatusCode::FORBIDDEN,
+                            axum::Json(json!({"error": {"code": "FORBIDDEN", "message": "no"}})),
+                        );
+                    }
+                    (
+                        StatusCode::CREATED,
+                        axum::Json(json!({
+                            "url": "http://localhost:8080/?launch=00ff&lang=en",
+                            "expires_at_ms": 1_796_200_060_000u64
+                        })),
+                    )
+                }
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), seen)
+}
+
+fn launch_request(cookie: Option<&str>, lang: &str) -> Request<Body> {
+    let mut request = Request::post("/api/launch").header("content-type", "application/json");
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    request
+        .body(Body::from(json!({"lang": lang}).to_string()))
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_launch_asks_the_game_with_the_operator_key_for_the_logged_in_player() {
+    let (game, seen) = fake_game(false).await;
+    let portal = Portal::with_game(&game);
+    let (status, _, _) = portal.send(launch_request(None, "en")).await;
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "no launch without a log-in"
+    );
+    let cookie = portal.login("alice").await;
+    let (status, _, body) = portal.send(launch_request(Some(&cookie), "de")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(seen.lock().unwrap().is_empty(), "nothing asked of the game");
+
+    let (status, _, body) = portal.send(launch_request(Some(&cookie), "en")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // The page gets the URL only: neither the key nor anything else.
+    assert_eq!(
+        body,
+        json!({"url": "http://localhost:8080/?launch=00ff&lang=en"})
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        vec![(
+            format!("Bearer {OPERATOR_KEY}"),
+            json!({"player_id": "alice", "lang": "en",
+                   "lobby_url": "http://127.0.0.1:8090/", "mode": "real"})
+        )]
+    );
+}
+
+#[tokio::test]
+async fn a_refused_launch_is_502_without_the_games_details() {
+    let (game, _) = fake_game(true).await;
+    let portal = Portal::with_game(&game);
+    let cookie = portal.login("alice").await;
+    let (status, _, body) = portal.send(launch_request(Some(&cookie), "fr")).await;
+    assert_eq!(status, StatusCode::BAD_GATEWAY);
+    assert_eq!(body["error"]["code"], "GAME_UNAVAILABLE");
+    assert!(!body.to_string().contains("FORBIDDEN"), "{body}");
 }
