@@ -7,7 +7,7 @@ use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{
-    sqlite::now_ms, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
+    sqlite::now_ms, BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
 };
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -201,6 +201,7 @@ pub async fn end_sessions(
     responses(
         (status = 200, description = "The closed block; the pending block of its stake and money opens if it was open", body = BlockInfo),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CONFLICT (with `--wallet`): a ticket of the block is being paid for; retry", body = ErrorBody),
     ))]
 pub async fn close_block(
     State(state): State<AppState>,
@@ -214,6 +215,13 @@ pub async fn close_block(
                 .store
                 .close_block(id)?
                 .ok_or_else(|| ApiError::not_found("block"))?;
+            if matches!(record.status, BlockStatus::Open | BlockStatus::Pending) {
+                return Err(ApiError::Conflict(
+                    "a ticket of this block is being paid for at the operator's wallet; \
+                     retry in a few seconds"
+                        .to_owned(),
+                ));
+            }
             tracing::warn!(block = id, "block closed by the operator");
             state.book.ensure_supply();
             Ok(record)

@@ -371,6 +371,17 @@ async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
         .await
         .unwrap();
     assert_eq!(taken.status, eldorado_api::seamless::DebitStatus::Ok);
+    // A block with a ticket being paid for is not closed (nor disclosed).
+    let close = call(
+        &router,
+        Method::POST,
+        &format!("/api/operator/blocks/{}/close", block.id),
+        Some(&operator_key(&state)),
+        None,
+    )
+    .await;
+    assert_eq!(close.status, StatusCode::CONFLICT, "{}", close.body);
+    assert_eq!(open_block_50(&router).await.id, block.id);
     drop(router);
     drop(state);
 

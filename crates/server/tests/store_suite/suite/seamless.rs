@@ -182,6 +182,10 @@ pub fn a_reserved_ticket_keeps_its_block_on_sale(backend: &impl Backend) {
     );
     assert_eq!(status(&*store, 1), BlockStatus::Open);
     assert_eq!(status(&*store, 2), BlockStatus::Pending);
+    // Nor may it be closed (and disclosed) while a sale of it may complete.
+    let kept = store.close_block(1).unwrap().unwrap();
+    assert_eq!(kept.status, BlockStatus::Open);
+    assert_eq!(status(&*store, 2), BlockStatus::Pending);
     assert!(store
         .release_round("r1", Release::Refused, START_MS)
         .unwrap());
