@@ -4,6 +4,7 @@
 //! is a compile error, never a blank or a raw key on screen.
 
 mod trust;
+mod wallet;
 
 use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;
@@ -152,6 +153,9 @@ impl Lang {
     /// A server refusal, by its contract code; unknown codes fall back to a
     /// generic sentence instead of the server's (English, technical) text.
     pub fn api_error(self, code: &str) -> &'static str {
+        if let Some(text) = self.wallet_error(code) {
+            return text;
+        }
         let t = self.texts();
         match code {
             "INSUFFICIENT_FUNDS" => t.err_funds,

@@ -180,8 +180,8 @@ impl Config {
     pub fn check(&self) -> Result<(), String> {
         if self.demo_seed.is_some() && !self.demo && self.wallet.is_none() {
             return Err(
-                "--demo-seed makes every ticket predictable: it is refused unless --demo (or \
-                 --wallet, to test an operator's wallet) is given"
+                "--demo-seed makes every ticket predictable: it is refused unless --demo is given \
+                 (or --wallet, to test an operator's wallet)"
                     .to_owned(),
             );
         }
@@ -272,6 +272,47 @@ mod tests {
         assert_eq!(config.moneys(), vec![Money::Play]);
         config.demo = false;
         assert!(config.check().unwrap_err().contains("--demo"));
+    }
+
+    #[test]
+    fn a_seed_with_a_seamless_wallet_draws_real_money_blocks() {
+        let mut config = Config::new("/tmp/unused");
+        config.demo_seed = Some(7);
+        config.wallet = Some(WalletConfig {
+            url: "http://wallet.internal:9000/eldorado".to_owned(),
+            secret: b"s3cret".to_vec(),
+            timeout: WalletConfig::DEFAULT_TIMEOUT,
+            retry: WalletConfig::DEFAULT_RETRY,
+        });
+        assert_eq!(config.moneys(), vec![Money::Real]);
+        assert!(config.check().is_ok(), "no --demo needed with --wallet");
+        assert!(
+            !format!("{config:?}").contains("s3cret"),
+            "the secret is never logged"
+        );
+        for url in [
+            "https://wallet.example",
+            "wallet.internal",
+            "http://",
+            "http://a b",
+        ] {
+            config.wallet.as_mut().unwrap().url = url.to_owned();
+            assert!(config.check().unwrap_err().contains("--wallet"), "{url}");
+        }
+    }
+
+    #[test]
+    fn the_wallet_secret_file_must_hold_a_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("wallet.secret");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        assert_eq!(WalletConfig::read_secret(&file).unwrap(), b"s3cret");
+        std::fs::write(&file, "\n").unwrap();
+        assert!(WalletConfig::read_secret(&file)
+            .unwrap_err()
+            .contains("empty"));
+        let missing = WalletConfig::read_secret(&dir.path().join("nope")).unwrap_err();
+        assert!(missing.contains("--wallet-secret-file"), "{missing}");
     }
 
     #[test]

@@ -420,3 +420,31 @@ async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
     drain(&state).await;
     assert_reconciled(&state, &stub, &[("casino-cy", 5_000)]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeded_real_money_stays_in_its_data_directory() {
+    let stub = Stub::start().await;
+    let url = stub.url.clone();
+    tokio::task::spawn_blocking(move || {
+        // A real deployment's data (real-money blocks from OS randomness)
+        // is refused to a seeded server, wallet or not.
+        let real = fresh_mixed_data_dir("wallet-seed-on-real");
+        let refused = AppState::start_blocking(wallet_config(&real, &url)).err();
+        let refused = refused
+            .expect("a seed beside real money is refused")
+            .to_string();
+        assert!(refused.contains("OS randomness"), "{refused}");
+        // A seeded wallet server's data is refused to a server without the seed.
+        let seeded = data_dir("wallet-seeded-without-seed");
+        copy_tree(wallet_template(), &seeded);
+        let mut config = wallet_config(&seeded, &url);
+        config.demo_seed = None;
+        let refused = AppState::start_blocking(config).err();
+        let refused = refused
+            .expect("seeded blocks stay with their seed")
+            .to_string();
+        assert!(refused.contains("--demo-seed"), "{refused}");
+    })
+    .await
+    .unwrap();
+}
