@@ -2,7 +2,7 @@
 //! and debits, closing a block. Every call needs the operator API key.
 
 use super::bodies::block_info;
-use super::player::{session_body, with_wallet_balance};
+use super::player::session_body;
 use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -52,6 +52,7 @@ fn check_player_id(id: &str) -> Result<(), ApiError> {
     responses(
         (status = 201, description = "A new session; the player is created (balance 0) if new", body = Session),
         (status = 403, description = "FORBIDDEN: the id belongs to a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
+        (status = 503, description = "WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet gave no balance; no session was opened", body = ErrorBody),
     ))]
 pub async fn create_session(
     State(state): State<AppState>,
@@ -60,7 +61,12 @@ pub async fn create_session(
 ) -> Result<(StatusCode, Json<Session>), ApiError> {
     check_player_id(&body.player_id)?;
     refuse_on_seeded_server(&state)?;
-    let session = state
+    // Asked first, so that a wallet without an answer leaves no session.
+    let wallet_balance = match &state.wallet {
+        Some(wallet) => Some(wallet.balance(&body.player_id).await?),
+        None => None,
+    };
+    let mut session = state
         .blocking(move |state| {
             // Creating the player and its session is one transaction.
             let (session, _) = state.sessions.open(&NewPlayer {
@@ -72,7 +78,9 @@ pub async fn create_session(
             session_body(state, &session)
         })
         .await?;
-    let session = with_wallet_balance(&state, session).await?;
+    if let Some(balance_cents) = wallet_balance {
+        session.balance_cents = balance_cents;
+    }
     Ok((StatusCode::CREATED, Json(session)))
 }
 

@@ -113,7 +113,10 @@ pub async fn create_demo_player(
 }
 
 #[utoipa::path(get, path = "/api/session", tag = "player", security(("player" = [])),
-    responses((status = 200, description = "The session, its balance and unrevealed ticket", body = SessionBody)))]
+    responses(
+        (status = 200, description = "The session, its balance (with `--wallet`, the operator's) and unrevealed ticket", body = SessionBody),
+        (status = 503, description = "WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet gave no balance", body = ErrorBody),
+    ))]
 pub async fn session(
     State(state): State<AppState>,
     Player(session): Player,

@@ -193,6 +193,22 @@ async fn accepted_debits_sell_once_and_prizes_are_credited_once() {
     // The session shows the operator's balance.
     let shown = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     assert_eq!(shown.body["balance_cents"], stub.balance("casino-ann"));
+    // Without an answer there is no balance to show, and no new session.
+    stub.balance_down(true);
+    let shown = call(&router, Method::GET, "/api/session", Some(&token), None).await;
+    assert_eq!(shown.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(shown.body["error"]["code"], "WALLET_UNAVAILABLE");
+    let refused = call(
+        &router,
+        Method::POST,
+        "/api/operator/sessions",
+        Some(&operator_key(&state)),
+        Some(r#"{"player_id":"casino-new"}"#),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(state.store.player("casino-new").unwrap().is_none());
+    stub.balance_down(false);
 
     // The stub refuses a call signed with another secret, and moves nothing.
     let forger = WalletClient::new(&wallet(&stub.url, b"not-the-secret"));

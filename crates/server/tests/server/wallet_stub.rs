@@ -71,6 +71,8 @@ pub struct StubState {
     calls: Mutex<Vec<(String, String)>>,
     bad_signatures: Mutex<u64>,
     late_by: std::time::Duration,
+    /// Balance calls answer 500.
+    balance_down: Mutex<bool>,
 }
 
 pub struct Stub {
@@ -90,6 +92,7 @@ impl Stub {
             calls: Mutex::default(),
             bad_signatures: Mutex::new(0),
             late_by,
+            balance_down: Mutex::new(false),
         });
         let app = Router::new()
             .route("/wallet/balance", post(balance))
@@ -125,6 +128,10 @@ impl Stub {
 
     pub fn debit_mode(&self, mode: DebitMode) {
         *self.state.debit_mode.lock().unwrap() = mode;
+    }
+
+    pub fn balance_down(&self, down: bool) {
+        *self.state.balance_down.lock().unwrap() = down;
     }
 
     pub fn settle_mode(&self, mode: SettleMode) {
@@ -190,6 +197,9 @@ async fn balance(State(state): State<Arc<StubState>>, headers: HeaderMap, body: 
     }
     let call: BalanceCall = serde_json::from_slice(&body).unwrap();
     record(&state, "balance", &call.player_id);
+    if *state.balance_down.lock().unwrap() {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
     let balance_cents = state
         .ledger
         .lock()
