@@ -17,7 +17,7 @@
 
 use super::sale_batch::{admit, Admission};
 use super::tx::{NewSale, SaleTx};
-use super::{corrupt, BlockStatus, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
+use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
 use eldorado_engine::ClientNonce;
 use std::collections::HashMap;
 
@@ -187,6 +187,13 @@ pub fn reserve<T: RoundTx + ?Sized>(
     }
     // The balance is the operator's: the debit checks it there.
     let (block, position) = match admit(tx, &mut HashMap::new(), request, now_ms, false)? {
+        // Play money never leaves the game: the caller sends only operator
+        // players here, and an error undoes the ticket taken.
+        Admission::Admitted { kind, .. } if kind != PlayerKind::Operator => {
+            return Err(corrupt(
+                "a demo player cannot pay from the operator's wallet",
+            ))
+        }
         Admission::Admitted {
             block, position, ..
         } => (block, position),

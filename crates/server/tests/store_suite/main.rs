@@ -55,6 +55,7 @@ macro_rules! all_cases {
                 seamless_rounds_sell_or_give_back_their_ticket,
                 a_reserved_ticket_keeps_its_block_on_sale,
                 lost_rounds_are_released_with_a_rollback,
+                play_money_never_reserves_a_round,
             ]
         );
     };

@@ -200,6 +200,21 @@ pub fn a_reserved_ticket_keeps_its_block_on_sale(backend: &impl Backend) {
     assert_eq!((next.block, next.position), (2, 0));
 }
 
+pub fn play_money_never_reserves_a_round(backend: &impl Backend) {
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, &[LOSE]);
+    store.create_player("demo", PlayerKind::Demo, 500).unwrap();
+    let refused = store.reserve_round(&request("demo", Stake::HALF_EURO, "key-1"), "r1", START_MS);
+    assert!(refused.is_err());
+    // Nothing was taken: the demo player still buys the block's only ticket.
+    let sale = sold(sell_one(
+        &*store,
+        request("demo", Stake::HALF_EURO, "key-1"),
+        START_MS,
+    ));
+    assert_eq!(sale.ticket.position, 0);
+}
+
 pub fn lost_rounds_are_released_with_a_rollback(backend: &impl Backend) {
     let store = backend.open();
     insert(&*store, 1, Stake::HALF_EURO, REAL, &[LOSE, LOSE]);
