@@ -411,10 +411,11 @@ pub fn update<T: ProtectionTx + WalletTx + ?Sized>(
         ProtectionUpdate::SelfExclusion { days } => {
             let before = exclusion_value(&row, now_ms);
             match (days, row.exclusion(now_ms)) {
-                (_, Some(None)) | (None, _) => {
+                (None, _) => {
                     row.excluded_until_ms = None;
                     row.excluded_indefinitely = true;
                 }
+                (Some(_), Some(None)) => return Ok(Err(UpdateRefusal::WouldShorten)),
                 (Some(days), current) => {
                     let until = now_ms.saturating_add(u64::from(days) * DAY_MS);
                     if current.flatten().is_some_and(|c| c > until) {
