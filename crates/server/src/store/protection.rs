@@ -364,10 +364,8 @@ pub fn update<T: ProtectionTx + WalletTx + ?Sized>(
     let Some((kind, _)) = tx.player_for_update(player_id)? else {
         return Ok(Err(UpdateRefusal::UnknownPlayer));
     };
-    let old = match tx.protection_row(player_id)? {
-        Some(row) => row,
-        None => ProtectionRow::defaults(kind, defaults),
-    };
+    let stored = tx.protection_row(player_id)?;
+    let old = stored.unwrap_or_else(|| ProtectionRow::defaults(kind, defaults));
     let mut row = ProtectionRow {
         stake: old.stake.at(now_ms),
         loss: old.loss.at(now_ms),
@@ -456,7 +454,8 @@ pub fn update<T: ProtectionTx + WalletTx + ?Sized>(
             }
         }
     }
-    if !audit.is_empty() || old != row {
+    // A first change stores the defaults too, as a first sale does.
+    if stored.is_none() || !audit.is_empty() || old != row {
         tx.put_protection_row(player_id, &row)?;
         for entry in &audit {
             tx.insert_audit(player_id, entry)?;
