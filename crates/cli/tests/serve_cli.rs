@@ -127,3 +127,21 @@ fn a_seamless_wallet_needs_its_secret() {
     // Nothing was created: the refusal comes before the data directory is opened.
     assert!(!data.path().join(DATABASE_FILE).exists());
 }
+
+#[test]
+fn protection_flags_out_of_range_are_refused() {
+    for (flags, expected) in [
+        (
+            ["--reality-check-minutes", "20"],
+            "--reality-check-minutes must be 15, 30 or 60",
+        ),
+        (
+            ["--default-weekly-stake-limit", "0"],
+            "--default-weekly-stake-limit must be 1..=100000000 cents",
+        ),
+    ] {
+        let data = tempfile::tempdir().unwrap();
+        let stderr = refused(&serve(data.path(), &flags));
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}

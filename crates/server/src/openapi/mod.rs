@@ -8,12 +8,13 @@ mod modifiers;
 mod tests;
 pub mod wallet;
 
-use crate::routes::{operator, player, public};
+use crate::routes::{operator, player, protection, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    Health, HistoryPage, OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session,
-    SessionsEnded, TransferRequest,
+    ExclusionRequest, Health, HistoryPage, LimitsRequest, OperatorExclusionRequest,
+    OperatorSessionRequest, Protection, ProtectionAudit, RealityCheckRequest, RevealAck,
+    RevealRequest, SaleResponse, Session, SessionsEnded, TransferRequest,
 };
 use modifiers::{CommonErrors, Security};
 use utoipa::OpenApi;
@@ -34,6 +35,9 @@ use utoipa::OpenApi;
         player::sale, player::reveal, player::history,
         operator::create_session, operator::credit, operator::debit, operator::end_sessions,
         operator::close_block,
+        protection::get_limits, protection::put_limits, protection::post_exclusion,
+        protection::put_reality_check, protection::operator_put_limits,
+        protection::operator_put_exclusion, protection::operator_protection,
     ),
     // Listed so that every body type is in the document with its example,
     // also those only reached through another type.
@@ -41,6 +45,8 @@ use utoipa::OpenApi;
         Config, Session, SaleResponse, BuyRequest, RevealRequest, RevealAck, HistoryPage,
         BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
         ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
+        Protection, LimitsRequest, ExclusionRequest, OperatorExclusionRequest, RealityCheckRequest,
+        ProtectionAudit,
     )),
     modifiers(&Security, &CommonErrors)
 )]
