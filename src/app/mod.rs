@@ -16,6 +16,7 @@ mod trust;
 mod wiring;
 
 pub use commands::new_purchase;
+pub use wiring::IDLE_REFRESH_MS;
 
 use crate::api::HistoryItem;
 use crate::board::Board;
@@ -69,6 +70,8 @@ struct Inner {
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
     resize: RefCell<Option<Watcher>>,
+    /// The idle session refresh: its interval id and callback.
+    idle_timer: RefCell<Option<(i32, Closure<dyn FnMut()>)>>,
     load_failed: Cell<bool>,
     history_before: Cell<Option<u64>>,
     history_items: RefCell<Vec<HistoryItem>>,
@@ -109,6 +112,7 @@ impl App {
             frame_id: Cell::new(None),
             listeners: RefCell::new(Vec::new()),
             resize: RefCell::new(None),
+            idle_timer: RefCell::new(None),
             load_failed: Cell::new(false),
             history_before: Cell::new(None),
             history_items: RefCell::new(Vec::new()),
@@ -151,6 +155,12 @@ impl App {
 
     pub fn load_history(&self) {
         Inner::load_history(&self.inner, false);
+    }
+
+    /// What the idle timer does every [`IDLE_REFRESH_MS`] (tests call it
+    /// rather than wait).
+    pub fn idle_tick(&self) {
+        Inner::refresh_if_idle(&self.inner);
     }
 }
 

@@ -24,7 +24,11 @@ fn web_dir(with_built_index: bool) -> tempfile::TempDir {
     let pkg = dir.path().join("www/pkg");
     std::fs::create_dir_all(&pkg).unwrap();
     std::fs::write(dir.path().join("index.html"), content("<p>source page</p>")).unwrap();
-    std::fs::write(dir.path().join("www/style.css"), content("p { color: red }")).unwrap();
+    std::fs::write(
+        dir.path().join("www/style.css"),
+        content("p { color: red }"),
+    )
+    .unwrap();
     std::fs::write(pkg.join(HASHED_WASM), content("wasm bytes ")).unwrap();
     std::fs::write(pkg.join(HASHED_JS), content("export const x = 1;")).unwrap();
     if with_built_index {
@@ -172,7 +176,9 @@ async fn the_built_page_is_served_when_the_bundle_is_built() {
 
 #[test]
 fn hashed_names() {
-    assert!(is_content_hashed("/www/pkg/eldorado_web_bg-0123456789abcdef.wasm"));
+    assert!(is_content_hashed(
+        "/www/pkg/eldorado_web_bg-0123456789abcdef.wasm"
+    ));
     assert!(is_content_hashed("main-00000000000000ff.js"));
     for name in [
         "/www/pkg/eldorado_web_bg.wasm",
