@@ -309,3 +309,53 @@ async fn a_ticket_opened_from_the_history_shows_where_the_player_looks() {
     .await;
     assert!(root.contains(Some(&detail)));
 }
+
+// ------------------------------------------------- verification, remembered
+
+/// The page remembers a block's verified commitment (budget 10): what it
+/// remembers is that exact commitment, so any tampering is still caught.
+#[wasm_bindgen_test]
+fn a_remembered_commitment_still_refuses_tampering() {
+    use eldorado_engine::verify::{Check, CommitmentSeen};
+    use eldorado_engine::{ClientNonce, Money};
+    use eldorado_web::fixtures::FixtureBlock;
+    use eldorado_web::verification::{parse_public_key, verify, Buyer};
+
+    let block = FixtureBlock::new(9, 100, &[fixtures::LOSE, fixtures::WIN_2]);
+    let key = parse_public_key(&block.public_key_hex()).unwrap();
+    let check = |response: &eldorado_web::api::SaleResponse| {
+        let buyer = Buyer {
+            stake_cents: 100,
+            player: fixtures::PLAYER,
+            money: Money::Play,
+            client_nonce: Some(ClientNonce([0; 16])),
+            // Seen as itself: only the signature tells a change apart.
+            commitment_seen: CommitmentSeen::Seen(&response.commitment),
+        };
+        verify(response, &key, &buyer)
+    };
+    let genuine = block.response(1, 1, 5000);
+    for _ in 0..3 {
+        let ticket = check(&genuine).expect("verifies, again and again");
+        assert_eq!(ticket.checks, Check::ALL.to_vec(), "every check ran");
+    }
+    let mut signature = genuine.clone();
+    signature.commitment.signature.0[1] ^= 1;
+    let mut root = genuine.clone();
+    root.commitment.commitment.root.0[0] ^= 1;
+    let mut stake = genuine.clone();
+    stake.commitment.commitment.stake_cents = 200;
+    for tampered in [signature, root, stake] {
+        assert_eq!(
+            check(&tampered).unwrap_err().check,
+            Check::CommitmentSignature
+        );
+    }
+    let mut sale = genuine.clone();
+    sale.sale.signature.0[2] ^= 1;
+    assert_eq!(check(&sale).unwrap_err().check, Check::SaleSignature);
+    let mut prize = genuine.clone();
+    prize.sale.sale.ticket.prize_cents += 100;
+    assert_eq!(check(&prize).unwrap_err().check, Check::SaleSignature);
+    assert!(check(&genuine).is_ok());
+}
