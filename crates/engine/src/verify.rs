@@ -7,11 +7,12 @@
 //! caller supplies that side in [`Expected`]. A report lists exactly the
 //! checks that ran.
 
-use crate::commit::{Money, SignatureError, SignedCommitment, SignedSale};
+use crate::commit::{verifying_key, Money, SignatureError, SignedCommitment, SignedSale};
 use crate::fixed_bytes::{ClientNonce, PublicKeyBytes};
 use crate::merkle::verify_proof;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS};
 use crate::ticket::{validate_ticket, Evaluation};
+use ed25519_dalek::VerifyingKey;
 
 /// One check of the verification, in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -168,6 +169,8 @@ fn ensure(ok: bool, why: impl FnOnce() -> String) -> Result<(), String> {
 pub struct VerifiedCommitments {
     /// Oldest first.
     known: Vec<Vec<u8>>,
+    /// The last operator key decoded, for the sales' signatures.
+    operator: Option<(PublicKeyBytes, VerifyingKey)>,
 }
 
 impl VerifiedCommitments {
@@ -195,6 +198,25 @@ impl VerifiedCommitments {
         }
         self.known.push(exact);
         Ok(())
+    }
+
+    /// The signature check of [`SignedSale::verify_signature`], with the
+    /// operator key decoded once.
+    pub fn verify_sale_signature(
+        &mut self,
+        sale: &SignedSale,
+        operator: &PublicKeyBytes,
+    ) -> Result<(), SignatureError> {
+        let decoded = match &self.operator {
+            Some((bytes, decoded)) if bytes == operator => decoded,
+            _ => {
+                &self
+                    .operator
+                    .insert((*operator, verifying_key(operator)?))
+                    .1
+            }
+        };
+        sale.verify_signature_with(decoded)
     }
 
     pub fn len(&self) -> usize {
@@ -271,7 +293,11 @@ fn run_checks(
                     )
                 }),
             },
-            Check::SaleSignature => sale.verify_signature(operator).map_err(|e| e.to_string()),
+            Check::SaleSignature => match verified.as_deref_mut() {
+                Some(verified) => verified.verify_sale_signature(sale, operator),
+                None => sale.verify_signature(operator),
+            }
+            .map_err(|e| e.to_string()),
             Check::SameBlock => {
                 if inner.block != committed.block {
                     Err(format!(

@@ -521,7 +521,17 @@ fn a_remembered_commitment_is_only_ever_that_exact_one() {
         &purchase(100, &commitment),
         &mut verified,
     );
-    assert!(failures(report).contains(&Check::CommitmentSignature));
+    let failed = failures(report);
+    assert!(failed.contains(&Check::CommitmentSignature));
+    assert!(failed.contains(&Check::SaleSignature), "{failed:?}");
+    let report = verify_sale_remembering(
+        &sale,
+        &commitment,
+        &key,
+        &purchase(100, &commitment),
+        &mut verified,
+    );
+    assert!(report.is_verified(), "the operator's key decoded again");
 
     // A tampered sale is still caught with its commitment remembered.
     let mut forged = sale.clone();
