@@ -11,6 +11,10 @@
 # <hash>: the first 16 hex digits of the file's SHA-256. The unhashed files
 # stay beside them for the tools that read the bundle by name
 # (www/bench/measure.sh, the source index.html).
+# Each of these four files also gets its brotli (.br, quality 11) and gzip
+# (.gz, level 9) forms, which the server sends as the browser accepts:
+# compressed once here at the best level, never per request. Only files
+# written here are precompressed, so none can go stale beside its source.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +25,7 @@ hash16() { sha256sum "$1" | cut -c1-16; }
 # glue or of the page must not silently leave the old names in place.
 needs() { grep -qF "$1" "$2" || fail "$2 no longer mentions $1"; }
 
-rm -f "$pkg"/eldorado_web_bg-*.wasm "$pkg"/eldorado_web-*.js "$pkg"/main-*.js "$pkg"/index.html
+rm -f "$pkg"/eldorado_web_bg-*.wasm* "$pkg"/eldorado_web-*.js* "$pkg"/main-*.js* "$pkg"/index.html*
 
 wasm=eldorado_web_bg-$(hash16 "$pkg/eldorado_web_bg.wasm").wasm
 cp "$pkg/eldorado_web_bg.wasm" "$pkg/$wasm"
@@ -41,3 +45,24 @@ needs '"www/main.js"' index.html
 sed -e "s#\"www/pkg/eldorado_web\.js\"#\"www/pkg/$glue\"#" \
     -e "s#\"www/main\.js\"#\"www/pkg/$main\"#" index.html >"$pkg/index.html"
 echo "hash-web: $pkg/index.html loads $main, $glue, $wasm"
+
+if ! command -v node >/dev/null; then
+    echo "hash-web: no node (scripts/setup.sh installs it): the server compresses on the fly" >&2
+    exit 0
+fi
+node - "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/index.html" <<'JS'
+const fs = require("fs");
+const zlib = require("zlib");
+for (const file of process.argv.slice(2)) {
+  const raw = fs.readFileSync(file);
+  const br = zlib.brotliCompressSync(raw, {
+    params: {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+    },
+  });
+  fs.writeFileSync(file + ".br", br);
+  fs.writeFileSync(file + ".gz", zlib.gzipSync(raw, { level: 9 }));
+}
+JS
+echo "hash-web: precompressed: $(wc -c <"$pkg/$wasm.br") bytes brotli, $(wc -c <"$pkg/$wasm.gz") bytes gzip for the module"

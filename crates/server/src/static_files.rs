@@ -38,13 +38,20 @@ pub fn content_security_policy(frame_ancestors: &str) -> String {
 }
 
 pub fn router<S: Clone + Send + Sync + 'static>(web_dir: &Path) -> Router<S> {
-    let index = ServeFile::new(index_page(web_dir));
+    // The build's `.br`/`.gz` files when there are (best compression, done
+    // once); anything else is compressed per request.
+    let index = ServeFile::new(index_page(web_dir))
+        .precompressed_br()
+        .precompressed_gzip();
     Router::new()
         .route_service("/", index.clone())
         .route_service("/index.html", index)
         .nest_service(
             "/www",
-            ServeDir::new(web_dir.join("www")).append_index_html_on_directories(false),
+            ServeDir::new(web_dir.join("www"))
+                .append_index_html_on_directories(false)
+                .precompressed_br()
+                .precompressed_gzip(),
         )
         .fallback(not_found)
         .layer(CompressionLayer::new().gzip(true).br(true))

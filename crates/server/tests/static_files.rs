@@ -192,3 +192,81 @@ fn hashed_names() {
         assert!(!is_content_hashed(name), "{name}");
     }
 }
+
+fn brotli(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::CompressorReader::new(raw, 4096, 11, 22)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn gzip(raw: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(raw).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[tokio::test]
+async fn the_builds_precompressed_files_are_sent_as_they_are() {
+    let dir = web_dir(true);
+    let pkg = dir.path().join("www/pkg");
+    // Told apart from the file compressed on the fly by their content.
+    let (br, gz) = (
+        brotli(&content("from the .br file ")),
+        gzip(&content("from the .gz file ")),
+    );
+    std::fs::write(pkg.join(format!("{HASHED_WASM}.br")), &br).unwrap();
+    std::fs::write(pkg.join(format!("{HASHED_WASM}.gz")), &gz).unwrap();
+    std::fs::write(pkg.join("index.html.br"), brotli(b"<p>built, br</p>")).unwrap();
+    let app = app(dir.path());
+    let path = format!("/www/pkg/{HASHED_WASM}");
+
+    let got = get(&app, &path, Some("gzip, br")).await;
+    assert_eq!(got.encoding.as_deref(), Some("br"));
+    assert_eq!(got.body, br, "the file itself, not compressed again");
+    assert_eq!(
+        got.cache.as_deref(),
+        Some("public, max-age=31536000, immutable")
+    );
+    let got = get(&app, &path, Some("gzip")).await;
+    assert_eq!(got.encoding.as_deref(), Some("gzip"));
+    assert_eq!(got.body, gz);
+    let got = get(&app, &path, None).await;
+    assert_eq!(got.body, content("wasm bytes "), "plain when not accepted");
+
+    let got = get(&app, "/", Some("br")).await;
+    assert_eq!(decoded(&got), b"<p>built, br</p>");
+    assert_eq!(got.cache.as_deref(), Some("no-cache"));
+}
+
+#[tokio::test]
+async fn the_module_keeps_its_type_when_compressed() {
+    let dir = web_dir(true);
+    let pkg = dir.path().join("www/pkg");
+    std::fs::write(
+        pkg.join(format!("{HASHED_WASM}.br")),
+        brotli(&content("wasm bytes ")),
+    )
+    .unwrap();
+    let app = app(dir.path());
+    for accept in [Some("br"), Some("gzip"), None] {
+        let response = app
+            .clone()
+            .oneshot({
+                let mut request = Request::get(format!("/www/pkg/{HASHED_WASM}"));
+                if let Some(accept) = accept {
+                    request = request.header(header::ACCEPT_ENCODING, accept);
+                }
+                request.body(Body::empty()).unwrap()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "application/wasm",
+            "{accept:?}: streaming compilation needs it"
+        );
+    }
+}
