@@ -128,6 +128,9 @@ pub struct Game {
     /// A press found the balance short: it waits for the session read
     /// again, then plays or refuses against that fresh figure.
     press_pending: bool,
+    /// Tickets started on this page: a session read that began before the
+    /// latest one may carry a balance older than the sale's, and is dropped.
+    tickets_started: u64,
     phase: Phase,
     ticket: Option<VerifiedTicket>,
     /// Grids of the current ticket fully revealed.
@@ -153,6 +156,7 @@ impl Game {
             settled_balance: 0,
             withheld: 0,
             press_pending: false,
+            tickets_started: 0,
             phase: Phase::Loading,
             ticket: None,
             revealed: 0,
@@ -320,6 +324,7 @@ impl Game {
 
     fn start_purchase(&mut self, purchase: Purchase) -> Vec<Command> {
         self.press_pending = false;
+        self.tickets_started += 1;
         self.notice = None;
         self.ticket = None;
         self.revealed = 0;
@@ -411,6 +416,7 @@ impl Game {
         };
         // From here the ticket's own reveal holds its prize back.
         let withheld = std::mem::take(&mut self.withheld);
+        self.tickets_started += 1;
         if matches!(self.notice, Some(Notice::ResumeOffer)) {
             self.notice = None;
         }
@@ -529,16 +535,23 @@ impl Game {
         }
     }
 
+    /// What a session read started now passes to [`Game::session_refreshed`].
+    pub fn refresh_mark(&self) -> u64 {
+        self.tickets_started
+    }
+
     /// The session read again (page shown again, idle, after a refusal):
-    /// its balance and interrupted ticket, applied between tickets only. A
-    /// press that found the balance short is decided now, against it.
+    /// its balance and interrupted ticket, applied between tickets only, and
+    /// only if no ticket started since the read began (`mark`). A press
+    /// that found the balance short is decided now, against it.
     pub fn session_refreshed(
         &mut self,
+        mark: u64,
         balance: u64,
         unrevealed: Option<SaleResponse>,
         new_purchase: impl FnOnce() -> Purchase,
     ) -> Vec<Command> {
-        if self.phase != Phase::Ready {
+        if self.phase != Phase::Ready || mark != self.tickets_started {
             self.press_pending = false;
             return Vec::new();
         }

@@ -225,6 +225,7 @@ impl Inner {
             return;
         };
         let reply = this.backend.session(&token);
+        let mark = this.game.borrow().refresh_mark();
         let weak = Rc::downgrade(this);
         spawn_local(async move {
             let session = reply.await.log_failure("reading the session again");
@@ -233,6 +234,7 @@ impl Inner {
             };
             let commands = match session {
                 Some(session) => inner.game.borrow_mut().session_refreshed(
+                    mark,
                     session.balance_cents,
                     session.unrevealed,
                     new_purchase,

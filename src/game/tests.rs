@@ -129,7 +129,7 @@ fn refusals() {
         vec![Command::RefreshBalance],
         "the balance shown may be stale: read again first"
     );
-    let commands = game.session_refreshed(150, None, || unreachable!());
+    let commands = game.session_refreshed(game.refresh_mark(), 150, None, || unreachable!());
     assert!(matches!(
         commands[0],
         Command::Announce(Announcement::Refused {
@@ -330,7 +330,7 @@ fn a_short_balance_read_again_may_be_enough() {
     assert!(game.choose_stake(200));
     assert_eq!(game.press(|| unreachable!()), vec![Command::RefreshBalance]);
     // Credited by the operator meanwhile.
-    let commands = game.session_refreshed(500, None, key);
+    let commands = game.session_refreshed(game.refresh_mark(), 500, None, key);
     assert_eq!(
         commands,
         vec![Command::Buy {
@@ -368,14 +368,35 @@ fn the_prize_of_an_interrupted_ticket_shows_only_at_its_end() {
     game.start(key, player(), 5100, Some(response.clone()));
     assert_eq!(game.balance(), 4900, "stake taken, prize held back");
     // Read again while the offer stands, after an operator credit of 10 €.
-    game.session_refreshed(6100, Some(response.clone()), || unreachable!());
+    game.session_refreshed(
+        game.refresh_mark(),
+        6100,
+        Some(response.clone()),
+        || unreachable!(),
+    );
     assert_eq!(game.balance(), 5900);
     game.resume(Some(100), None, &CommitmentBook::default());
     assert_eq!(game.balance(), 5900, "still held back during the reveal");
     game.reveal_done(0);
     assert_eq!(game.balance(), 6100, "shown once revealed");
     // The server may not have recorded the reveal yet: not offered again.
-    game.session_refreshed(6100, Some(response), || unreachable!());
+    game.session_refreshed(game.refresh_mark(), 6100, Some(response), || unreachable!());
     assert!(!game.has_resume());
     assert_eq!(game.balance(), 6100);
+}
+
+#[test]
+fn a_session_read_from_before_a_ticket_is_dropped() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::LOSE]);
+    let mut game = started(&block, 5000);
+    let mark = game.refresh_mark();
+    game.press(key);
+    game.bought(sold(&block, 0, 1, 5000), &book(&block));
+    game.reveal_done(0);
+    assert_eq!(game.balance(), 4900);
+    // Sent before the purchase, answered after the ticket ended.
+    game.session_refreshed(mark, 5000, None, || unreachable!());
+    assert_eq!(game.balance(), 4900, "not the older 50 €");
+    game.session_refreshed(game.refresh_mark(), 4900, None, || unreachable!());
+    assert_eq!(game.balance(), 4900);
 }
