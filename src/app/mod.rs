@@ -41,6 +41,8 @@ use web_sys::HtmlElement;
 type FrameCallback = Closure<dyn FnMut(f64)>;
 /// A resize observer with the callback it must outlive.
 type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
+/// An interval's id with the callback it must outlive.
+type Timer = (i32, Closure<dyn FnMut()>);
 
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
@@ -71,7 +73,7 @@ struct Inner {
     listeners: RefCell<Vec<Listener>>,
     resize: RefCell<Option<Watcher>>,
     /// The idle session refresh: its interval id and callback.
-    idle_timer: RefCell<Option<(i32, Closure<dyn FnMut()>)>>,
+    idle_timer: RefCell<Option<Timer>>,
     load_failed: Cell<bool>,
     history_before: Cell<Option<u64>>,
     history_items: RefCell<Vec<HistoryItem>>,
