@@ -26,7 +26,8 @@ enum Command {
         command: block_cmd::BlockCommand,
     },
     /// Run the game server (API, page, durable sales).
-    Serve(serve_cmd::ServeArgs),
+    // Boxed: its many flags would make every other variant as large.
+    Serve(Box<serve_cmd::ServeArgs>),
     /// Check a ticket receipt offline: the sale, its block's commitment,
     /// the rules and the Merkle proof, against the operator's key.
     Verify(verify_cmd::VerifyArgs),
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Block { command } => block_cmd::run(command),
-        Command::Serve(args) => serve_cmd::run(args),
+        Command::Serve(args) => serve_cmd::run(*args),
         Command::Verify(args) => verify_cmd::run(args),
     };
     match result {

@@ -7,13 +7,14 @@ mod modifiers;
 #[cfg(test)]
 mod tests;
 
-use crate::routes::{operator, player, protection, public};
+use crate::routes::{launch, operator, player, protection, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    ExclusionRequest, Health, HistoryPage, LimitsRequest, OperatorExclusionRequest,
-    OperatorSessionRequest, Protection, ProtectionAudit, RealityCheckRequest, RevealAck,
-    RevealRequest, SaleResponse, Session, SessionsEnded, TransferRequest,
+    ExclusionRequest, Health, HistoryPage, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest,
+    LimitsRequest, OperatorExclusionRequest, OperatorSessionRequest, Protection, ProtectionAudit,
+    RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
+    TransferRequest,
 };
 use modifiers::{CommonErrors, Security};
 use utoipa::OpenApi;
@@ -36,6 +37,7 @@ use utoipa::OpenApi;
         protection::get_limits, protection::put_limits, protection::post_exclusion,
         protection::put_reality_check, protection::operator_put_limits,
         protection::operator_put_exclusion, protection::operator_protection,
+        launch::create_launch, launch::exchange,
     ),
     // Listed so that every body type is in the document with its example,
     // also those only reached through another type.
@@ -44,7 +46,7 @@ use utoipa::OpenApi;
         BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
         ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
         Protection, LimitsRequest, ExclusionRequest, OperatorExclusionRequest, RealityCheckRequest,
-        ProtectionAudit,
+        ProtectionAudit, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest,
     )),
     modifiers(&Security, &CommonErrors)
 )]

@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0002_money_seeding_nonce.sql"),
     include_str!("../../../migrations/sqlite/0003_session_indexes.sql"),
     include_str!("../../../migrations/sqlite/0004_player_protection.sql"),
+    include_str!("../../../migrations/sqlite/0005_launch_codes.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
