@@ -4,8 +4,8 @@
 
 pub use eldorado_api::{
     BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ErrorBody, ErrorDetail, HistoryItem,
-    HistoryPage, Odds, PrizeRow, RankRemaining, RevealAck, RevealRequest, SaleResponse, SaleStatus,
-    Session,
+    HistoryPage, LaunchCodeRequest, Odds, PageMessage, ParentMessage, PrizeRow, RankRemaining,
+    RevealAck, RevealRequest, SaleResponse, SaleStatus, Session,
 };
 
 /// Why a request gave no usable answer.

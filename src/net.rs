@@ -2,8 +2,8 @@
 //! the real server of docs/PROTOCOL.md (Part II), tests plug in an in-memory one.
 
 use crate::api::{
-    BlockList, BuyRequest, Config, ErrorBody, HistoryPage, NetError, RevealAck, RevealRequest,
-    SaleResponse, Session,
+    BlockList, BuyRequest, Config, ErrorBody, HistoryPage, LaunchCodeRequest, NetError, RevealAck,
+    RevealRequest, SaleResponse, Session,
 };
 use crate::console::LogFailure;
 use serde::de::DeserializeOwned;
@@ -20,7 +20,11 @@ pub type Reply<T> = Pin<Box<dyn Future<Output = Result<T, NetError>>>>;
 pub trait Backend {
     fn config(&self) -> Reply<Config>;
     fn demo_player(&self) -> Reply<Session>;
+    /// Trades a launch link's code for its session (`POST /api/launch`).
+    fn launch(&self, code: &str) -> Reply<Session>;
     fn session(&self, token: &str) -> Reply<Session>;
+    /// Ends the session (`DELETE /api/session`).
+    fn end_session(&self, token: &str) -> Reply<()>;
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse>;
     fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse>;
     /// The same sale as the exact JSON text the server sent: the receipt.
@@ -30,18 +34,16 @@ pub trait Backend {
     fn blocks(&self) -> Reply<BlockList>;
 }
 
-/// `fetch` against the game server, each request bounded by a timeout.
+/// `fetch` against the server that served the page (relative URLs: the
+/// page's CSP allows `connect-src 'self'` only), each request bounded by a
+/// timeout.
 pub struct HttpBackend {
-    base: String,
     timeout_ms: u32,
 }
 
 impl HttpBackend {
-    pub fn new(base: &str) -> HttpBackend {
-        HttpBackend {
-            base: base.trim_end_matches('/').to_owned(),
-            timeout_ms: 10_000,
-        }
+    pub fn same_origin() -> HttpBackend {
+        HttpBackend { timeout_ms: 10_000 }
     }
 
     fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
@@ -70,7 +72,7 @@ impl HttpBackend {
         body: Option<String>,
         read: Body,
     ) -> Reply<JsValue> {
-        let url = format!("{}{path}", self.base);
+        let url = path.to_owned();
         let token = token.map(str::to_owned);
         let timeout = self.timeout_ms;
         Box::pin(async move { fetch(&url, method, token.as_deref(), body, timeout, read).await })
@@ -90,8 +92,21 @@ impl Backend for HttpBackend {
     fn demo_player(&self) -> Reply<Session> {
         self.post("/api/demo/players", None, &Empty {})
     }
+    fn launch(&self, code: &str) -> Reply<Session> {
+        self.post(
+            "/api/launch",
+            None,
+            &LaunchCodeRequest {
+                code: code.to_owned(),
+            },
+        )
+    }
     fn session(&self, token: &str) -> Reply<Session> {
         self.get("/api/session", Some(token))
+    }
+    fn end_session(&self, token: &str) -> Reply<()> {
+        let reply = self.request("DELETE", "/api/session", Some(token), None, Body::Empty);
+        Box::pin(async move { reply.await.map(|_| ()) })
     }
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse> {
         self.post("/api/sales", Some(token), &request)
@@ -140,6 +155,8 @@ enum Body {
     Json,
     /// As the exact text sent (a receipt is the server's bytes, not ours).
     Text,
+    /// None expected (204).
+    Empty,
 }
 
 fn to_json(value: &impl Serialize) -> Result<String, NetError> {
@@ -187,6 +204,7 @@ async fn fetch(
         .map_err(|_| NetError::Network)?;
     let status = response.status();
     let body = match (response.ok(), read) {
+        (true, Body::Empty) => return Ok(JsValue::NULL),
         (true, Body::Text) => response.text(),
         _ => response.json(),
     };

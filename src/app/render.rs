@@ -13,6 +13,9 @@ use eldorado_engine::Money;
 impl Inner {
     /// Brings every control in line with the game state.
     pub(super) fn render(&self) {
+        if self.closed.get() {
+            return;
+        }
         let game = self.game.borrow();
         let lang = self.lang;
         let t = lang.texts();
@@ -156,6 +159,8 @@ impl Inner {
             "aria-pressed",
             if muted { "true" } else { "false" },
         );
+        drop(game);
+        self.post_balance(false);
     }
 }
 

@@ -55,6 +55,16 @@ pub struct FakeState {
     pub receipts: Vec<u64>,
     /// Every `/api/blocks` request, counted.
     pub block_lists: u32,
+    /// Whether the next launch code is taken (once).
+    pub launch_ok: bool,
+    /// Every launch code received.
+    pub launch_codes: Vec<String>,
+    /// The sessions' lobby.
+    pub lobby_url: Option<String>,
+    /// Every session ended.
+    pub ended: Vec<String>,
+    /// What `/api/config` names as portal origins.
+    pub portal_origins: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -84,6 +94,11 @@ impl FakeBackend {
                 nonces: Vec::new(),
                 receipts: Vec::new(),
                 block_lists: 0,
+                launch_ok: true,
+                launch_codes: Vec::new(),
+                lobby_url: None,
+                ended: Vec::new(),
+                portal_origins: Vec::new(),
             })),
         }
     }
@@ -107,10 +122,25 @@ impl Backend for FakeBackend {
         if let Some(tamper) = state.config_tamper {
             tamper(&mut config);
         }
+        config.portal_origins = state.portal_origins.clone();
         reply(Ok(config))
     }
     fn demo_player(&self) -> Reply<Session> {
         self.session("demo")
+    }
+    fn launch(&self, code: &str) -> Reply<Session> {
+        let mut state = self.state.borrow_mut();
+        state.launch_codes.push(code.to_owned());
+        if !state.launch_ok {
+            return reply(Err(api(410, "LAUNCH_INVALID")));
+        }
+        state.launch_ok = false;
+        drop(state);
+        self.session("launched")
+    }
+    fn end_session(&self, token: &str) -> Reply<()> {
+        self.state.borrow_mut().ended.push(token.to_owned());
+        reply(Ok(()))
     }
     fn session(&self, token: &str) -> Reply<Session> {
         let state = self.state.borrow();
@@ -122,6 +152,7 @@ impl Backend for FakeBackend {
             money: state.money,
             unrevealed: state.unrevealed.clone(),
             protection: Default::default(),
+            lobby_url: state.lobby_url.clone(),
         }))
     }
     fn buy(&self, _token: &str, request: BuyRequest) -> Reply<SaleResponse> {
@@ -308,8 +339,7 @@ pub fn mount_pinned(
 ) -> (web_sys::HtmlElement, App) {
     let root = host();
     let launch = Launch {
-        server: "http://fake".to_owned(),
-        token: Some("player-token".to_owned()),
+        code: None,
         lang,
         key: key.map(str::to_owned),
     };
