@@ -24,6 +24,7 @@ pick_wasm_opt() {
 wasm_opt=$(pick_wasm_opt)
 if [ -z "$wasm_opt" ]; then
     echo "build-web: no wasm-opt >= 116 (run scripts/setup.sh); the bundle works but is over its size budget" >&2
+    scripts/hash-web.sh
     exit 0
 fi
 wasm=www/pkg/eldorado_web_bg.wasm
@@ -31,3 +32,6 @@ wasm=www/pkg/eldorado_web_bg.wasm
     --enable-mutable-globals --enable-reference-types --enable-multivalue "$wasm" -o "$wasm.opt"
 mv "$wasm.opt" "$wasm"
 echo "build-web: optimised with $wasm_opt: $(wc -c <"$wasm") bytes"
+
+# == Content-hashed names, for long-lived caching (scripts/hash-web.sh) ==
+scripts/hash-web.sh

@@ -121,6 +121,16 @@ pub struct Game {
     balance: u64,
     /// The verified balance after the current ticket, shown at its end.
     settled_balance: u64,
+    /// The prize of the interrupted ticket offered at load: the server
+    /// credited it with the stake, so every balance it reports includes it,
+    /// yet it may show only once that ticket's reveal ends (SPEC §6).
+    withheld: u64,
+    /// A press found the balance short: it waits for the session read
+    /// again, then plays or refuses against that fresh figure.
+    press_pending: bool,
+    /// Tickets started on this page: a session read that began before the
+    /// latest one may carry a balance older than the sale's, and is dropped.
+    tickets_started: u64,
     phase: Phase,
     ticket: Option<VerifiedTicket>,
     /// Grids of the current ticket fully revealed.
@@ -144,6 +154,9 @@ impl Game {
             stake,
             balance: 0,
             settled_balance: 0,
+            withheld: 0,
+            press_pending: false,
+            tickets_started: 0,
             phase: Phase::Loading,
             ticket: None,
             revealed: 0,
@@ -193,13 +206,44 @@ impl Game {
     ) {
         self.operator = Some(operator);
         self.player = Some(player);
-        self.balance = balance;
-        self.settled_balance = balance;
         self.phase = Phase::Ready;
         if unrevealed.is_some() {
             self.notice = Some(Notice::ResumeOffer);
         }
+        self.offer(unrevealed);
+        self.show_server_balance(balance);
+    }
+
+    /// Offers `unrevealed` to finish (or nothing), holding its prize back.
+    fn offer(&mut self, unrevealed: Option<SaleResponse>) {
+        self.withheld = unrevealed.as_ref().map_or(0, |r| self.prize_of(r));
         self.resume = unrevealed;
+    }
+
+    /// The prize of an unrevealed sale, from its verified ticket. One that
+    /// does not verify (it will be refused when resumed) still has its
+    /// claimed prize held back: the server's balance includes whatever it
+    /// credited, and nothing may hint at it before a reveal.
+    fn prize_of(&self, response: &SaleResponse) -> u64 {
+        let claimed = response.sale.sale.ticket.prize_cents;
+        let (Some(operator), Some(player)) = (self.operator, self.player.as_ref()) else {
+            return claimed;
+        };
+        let buyer = Buyer {
+            stake_cents: response.sale.sale.ticket.stake_cents,
+            player: &player.id,
+            money: player.money,
+            client_nonce: None,
+            commitment_seen: CommitmentSeen::NotChecked,
+        };
+        verify(response, &operator, &buyer).map_or(claimed, |ticket| ticket.prize_cents)
+    }
+
+    /// The server's balance, less any prize held back, shown now and kept
+    /// as the figure to show after the next ticket.
+    fn show_server_balance(&mut self, balance: u64) {
+        self.settled_balance = balance.saturating_sub(self.withheld);
+        self.balance = self.settled_balance;
     }
 
     /// The stake can change only between tickets, and not while a purchase
@@ -234,6 +278,8 @@ impl Game {
     pub fn extras_left(&self) -> Option<u8> {
         let ticket = self.ticket.as_ref().filter(|t| t.extras > 0)?;
         let started = match self.phase {
+            // Nothing tells of Extras before the main grid shows them.
+            Phase::Revealing { grid: 0 } => return None,
             Phase::Revealing { grid } => grid,
             Phase::AwaitingExtra { next } => next - 1,
             _ => usize::from(ticket.extras),
@@ -249,25 +295,12 @@ impl Game {
             Phase::Ready => {
                 self.popup = None;
                 if self.stake > self.balance {
-                    let (stake, balance) = (self.stake, self.balance);
-                    self.notice = Some(Notice::InsufficientFunds { stake, balance });
-                    return vec![
-                        Command::Announce(Announcement::Refused { stake, balance }),
-                        Command::Sound(Cue::Refused),
-                    ];
+                    // The figure shown may be stale (money credited since,
+                    // or spent in another tab): read it again, then decide.
+                    self.press_pending = true;
+                    return vec![Command::RefreshBalance];
                 }
-                let purchase = new_purchase();
-                self.notice = None;
-                self.ticket = None;
-                self.revealed = 0;
-                self.phase = Phase::Buying {
-                    stake: self.stake,
-                    purchase: purchase.clone(),
-                };
-                vec![Command::Buy {
-                    stake: self.stake,
-                    purchase,
-                }]
+                self.start_purchase(new_purchase())
             }
             Phase::BuyFailed { stake, purchase } => {
                 self.notice = None;
@@ -287,6 +320,33 @@ impl Game {
                 }]
             }
         }
+    }
+
+    fn start_purchase(&mut self, purchase: Purchase) -> Vec<Command> {
+        self.press_pending = false;
+        self.tickets_started += 1;
+        self.notice = None;
+        self.ticket = None;
+        self.revealed = 0;
+        self.phase = Phase::Buying {
+            stake: self.stake,
+            purchase: purchase.clone(),
+        };
+        vec![Command::Buy {
+            stake: self.stake,
+            purchase,
+        }]
+    }
+
+    /// The stake is above the balance, read fresh from the server.
+    fn refuse_funds(&mut self) -> Vec<Command> {
+        self.press_pending = false;
+        let (stake, balance) = (self.stake, self.balance);
+        self.notice = Some(Notice::InsufficientFunds { stake, balance });
+        vec![
+            Command::Announce(Announcement::Refused { stake, balance }),
+            Command::Sound(Cue::Refused),
+        ]
     }
 
     /// The server sold a ticket: nothing of it shows unless it verifies,
@@ -321,21 +381,19 @@ impl Game {
         let Phase::Buying { stake, purchase } = self.phase.clone() else {
             return Vec::new();
         };
-        let definite = error.is_definite_refusal();
-        self.phase = if definite {
+        self.phase = if error.is_definite_refusal() {
             Phase::Ready
         } else {
             Phase::BuyFailed { stake, purchase }
         };
+        let funds = matches!(&error, NetError::Api { code, .. } if code == "INSUFFICIENT_FUNDS");
         self.notice = Some(Notice::Net(error.clone()));
         let mut commands = vec![
             Command::Announce(Announcement::Failed(error)),
             Command::Sound(Cue::Refused),
         ];
-        // The server's refusal may come from a balance this page has not
-        // seen (with a seamless wallet the operator's money moves elsewhere
-        // too): show, and tell the portal, the server's figure.
-        if definite {
+        if funds {
+            // The server knows better than the figure shown: show its own.
             commands.push(Command::RefreshBalance);
         }
         commands
@@ -356,12 +414,23 @@ impl Game {
         let Some(response) = self.resume.take() else {
             return Vec::new();
         };
+        // From here the ticket's own reveal holds its prize back.
+        let withheld = std::mem::take(&mut self.withheld);
+        self.tickets_started += 1;
         if matches!(self.notice, Some(Notice::ResumeOffer)) {
             self.notice = None;
         }
         let stake = stake_played.unwrap_or(response.sale.sale.ticket.stake_cents);
         let block = response.commitment.commitment.block;
-        self.begin_ticket(response, stake, nonce, book.seen_if_known(block))
+        let server_balance = self.settled_balance + withheld;
+        let commands = self.begin_ticket(response, stake, nonce, book.seen_if_known(block));
+        if let Some(ticket) = &self.ticket {
+            // The session's balance is newer than the sale's figures (money
+            // may have moved since): the prize alone is held back.
+            self.settled_balance = server_balance;
+            self.balance = server_balance.saturating_sub(ticket.prize_cents);
+        }
+        commands
     }
 
     fn begin_ticket(
@@ -396,11 +465,13 @@ impl Game {
                 ]
             }
             Ok(ticket) => {
-                // Both figures passed the balance check with the ticket.
-                self.settled_balance = response.balance_after_cents;
+                // Both figures passed the balance check with the ticket; a
+                // prize still held back stays so.
+                self.settled_balance = response.balance_after_cents.saturating_sub(self.withheld);
                 self.balance = response
                     .balance_before_cents
-                    .saturating_sub(ticket.stake_cents);
+                    .saturating_sub(ticket.stake_cents)
+                    .saturating_sub(self.withheld);
                 let already = (response.revealed as usize).min(ticket.grids.len());
                 self.ticket = Some(ticket);
                 self.notice = None;
@@ -460,9 +531,56 @@ impl Game {
     /// The server's balance changed outside a ticket (session refresh).
     pub fn set_balance(&mut self, balance: u64) {
         if self.phase == Phase::Ready {
-            self.balance = balance;
-            self.settled_balance = balance;
+            self.show_server_balance(balance);
         }
+    }
+
+    /// What a session read started now passes to [`Game::session_refreshed`].
+    pub fn refresh_mark(&self) -> u64 {
+        self.tickets_started
+    }
+
+    /// The session read again (page shown again, idle, after a refusal):
+    /// its balance and interrupted ticket, applied between tickets only, and
+    /// only if no ticket started since the read began (`mark`). A press
+    /// that found the balance short is decided now, against it.
+    pub fn session_refreshed(
+        &mut self,
+        mark: u64,
+        balance: u64,
+        unrevealed: Option<SaleResponse>,
+        new_purchase: impl FnOnce() -> Purchase,
+    ) -> Vec<Command> {
+        if self.phase != Phase::Ready || mark != self.tickets_started {
+            self.press_pending = false;
+            return Vec::new();
+        }
+        // The ticket just played may not be marked revealed yet on the
+        // server: it is over here, never offered again.
+        let just_played = self.ticket.as_ref().map(|t| t.sale_id);
+        let unrevealed = unrevealed.filter(|r| Some(r.sale_id()) != just_played);
+        if unrevealed.is_none() && matches!(self.notice, Some(Notice::ResumeOffer)) {
+            self.notice = None;
+        }
+        self.offer(unrevealed);
+        self.show_server_balance(balance);
+        if !self.press_pending {
+            return Vec::new();
+        }
+        if self.stake > self.balance {
+            self.refuse_funds()
+        } else {
+            self.start_purchase(new_purchase())
+        }
+    }
+
+    /// The session could not be read again: a press waiting for it is
+    /// left to the server, which refuses a stake above the balance itself.
+    pub fn refresh_failed(&mut self, new_purchase: impl FnOnce() -> Purchase) -> Vec<Command> {
+        if self.phase != Phase::Ready || !std::mem::take(&mut self.press_pending) {
+            return Vec::new();
+        }
+        self.start_purchase(new_purchase())
     }
 }
 

@@ -5,6 +5,7 @@
 
 mod portal;
 mod trust;
+mod wallet;
 
 use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;
@@ -153,6 +154,9 @@ impl Lang {
     /// A server refusal, by its contract code; unknown codes fall back to a
     /// generic sentence instead of the server's (English, technical) text.
     pub fn api_error(self, code: &str) -> &'static str {
+        if let Some(text) = self.wallet_error(code) {
+            return text;
+        }
         let t = self.texts();
         match code {
             "INSUFFICIENT_FUNDS" => t.err_funds,

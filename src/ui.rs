@@ -108,6 +108,8 @@ impl Ui {
         popup_text.set_id("eld-popup-text");
         let popup_ok = button(&popup, "eld-popup-ok", t.ok)?;
         let extra_zone = child(&stage, "div", "eld-extra-zone")?;
+        // Without a role, a `div`'s `aria-label` is read by no screen reader.
+        set_attr(&extra_zone, "role", "img");
         text_child(&extra_zone, "span", "eld-extra-label", t.extra)?;
         let extra_count = text_child(&extra_zone, "strong", "eld-extra-count", "0")?;
         extra_zone.set_hidden(true);

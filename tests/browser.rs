@@ -283,17 +283,19 @@ async fn pressing_during_the_reveal_shows_everything() {
 }
 
 #[wasm_bindgen_test]
-async fn a_stake_above_the_balance_is_refused_before_any_request() {
+async fn a_stake_above_the_balance_is_refused_before_any_purchase() {
     let backend = FakeBackend::new(200, &[fixtures::LOSE], 150);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     click(&root, ".eld-stake[data-stake=\"200\"]");
     assert_eq!(app.game().stake(), 200);
     click(&root, ".eld-play");
+    // Refused against the balance read again, not the figure on screen.
+    wait_for("the refusal", || app.game().notice().is_some()).await;
     assert_eq!(app.game().phase(), &Phase::Ready);
     assert!(
         backend.state.borrow().buy_keys.is_empty(),
-        "no request sent"
+        "no purchase sent"
     );
     let notice = text(&root, ".eld-notice-text");
     assert!(notice.contains("Mise refusée"), "{notice}");

@@ -276,19 +276,31 @@ impl Inner {
         }
     }
 
-    /// After a refused sale, the balance shown is the session's, read again.
-    fn refresh_balance(this: &Rc<Inner>) {
+    /// Reads the session again (after a refusal, when the page is shown
+    /// again, while idle): the balance shown is the server's, and a press
+    /// waiting for it is decided against it.
+    pub(super) fn refresh_balance(this: &Rc<Inner>) {
         let Some(token) = this.token.borrow().clone() else {
             return;
         };
         let reply = this.backend.session(&token);
+        let mark = this.game.borrow().refresh_mark();
         let weak = Rc::downgrade(this);
         spawn_local(async move {
-            let session = reply.await.log_failure("reading the balance again");
-            if let (Some(inner), Some(session)) = (weak.upgrade(), session) {
-                inner.game.borrow_mut().set_balance(session.balance_cents);
-                inner.render();
-            }
+            let session = reply.await.log_failure("reading the session again");
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let commands = match session {
+                Some(session) => inner.game.borrow_mut().session_refreshed(
+                    mark,
+                    session.balance_cents,
+                    session.unrevealed,
+                    new_purchase,
+                ),
+                None => inner.game.borrow_mut().refresh_failed(new_purchase),
+            };
+            Inner::run(&inner, commands);
         });
     }
 

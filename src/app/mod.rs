@@ -18,6 +18,7 @@ mod trust;
 mod wiring;
 
 pub use commands::new_purchase;
+pub use wiring::IDLE_REFRESH_MS;
 
 use crate::api::HistoryItem;
 use crate::board::Board;
@@ -43,6 +44,8 @@ use web_sys::HtmlElement;
 type FrameCallback = Closure<dyn FnMut(f64)>;
 /// A resize observer with the callback it must outlive.
 type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
+/// An interval's id with the callback it must outlive.
+type Timer = (i32, Closure<dyn FnMut()>);
 
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
@@ -72,6 +75,8 @@ struct Inner {
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
     resize: RefCell<Option<Watcher>>,
+    /// The idle session refresh: its interval id and callback.
+    idle_timer: RefCell<Option<Timer>>,
     load_failed: Cell<bool>,
     history_before: Cell<Option<u64>>,
     history_items: RefCell<Vec<HistoryItem>>,
@@ -139,6 +144,7 @@ impl App {
             frame_id: Cell::new(None),
             listeners: RefCell::new(Vec::new()),
             resize: RefCell::new(None),
+            idle_timer: RefCell::new(None),
             load_failed: Cell::new(false),
             history_before: Cell::new(None),
             history_items: RefCell::new(Vec::new()),
@@ -186,6 +192,12 @@ impl App {
 
     pub fn load_history(&self) {
         Inner::load_history(&self.inner, false);
+    }
+
+    /// What the idle timer does every [`IDLE_REFRESH_MS`] (tests call it
+    /// rather than wait).
+    pub fn idle_tick(&self) {
+        Inner::refresh_if_idle(&self.inner);
     }
 
     pub fn muted(&self) -> bool {

@@ -44,6 +44,8 @@ impl Inner {
             match result {
                 Ok(page) => {
                     if !more {
+                        // Out of the rows before they go, or it goes too.
+                        inner.place_detail(None);
                         body.set_inner_html("");
                         inner.history_items.borrow_mut().clear();
                     }
@@ -150,6 +152,14 @@ impl Inner {
         let Some(item) = item else {
             return;
         };
+        let row = this
+            .ui
+            .history_body
+            .query_selector(&format!("[data-sale=\"{sale_id}\"]"))
+            .ok()
+            .flatten()
+            .and_then(|button| button.closest("tr").ok().flatten());
+        this.place_detail(row);
         if !item.is_revealed() {
             let detail = &this.ui.history_detail;
             detail.set_inner_html("");
@@ -170,8 +180,37 @@ impl Inner {
                 inner
                     .show_sale(result, item.stake_cents)
                     .log_failure("showing a past ticket");
+                // Where the player is looking: the row they opened.
+                inner.ui.history_detail.scroll_into_view_with_bool(false);
             }
         });
+    }
+
+    /// Shows the ticket detail in a row right under `row` (the ticket
+    /// opened), or back under the table when `None`.
+    fn place_detail(&self, row: Option<web_sys::Element>) {
+        let detail = &self.ui.history_detail;
+        let placed = detail
+            .parent_element()
+            .and_then(|cell| cell.parent_element())
+            .filter(|r| r.class_list().contains("eld-history-detail-row"));
+        if let Some(old) = placed {
+            old.remove();
+        }
+        let in_place = row.and_then(|row| {
+            let doc = row.owner_document()?;
+            let detail_row = crate::dom::el(&doc, "tr", "eld-history-detail-row").ok()?;
+            let cell = crate::dom::child(&detail_row, "td", "").ok()?;
+            set_attr(&cell, "colspan", "5");
+            cell.append_child(detail).ok()?;
+            row.after_with_node_1(&detail_row).ok()
+        });
+        if in_place.is_none() {
+            self.ui
+                .history
+                .append_child(detail)
+                .log_failure("putting the ticket detail back under the history");
+        }
     }
 
     /// Downloads a ticket's receipt: the server's own JSON of the sale.

@@ -68,6 +68,8 @@ impl Inner {
             None => set_hidden(&ui.extra_zone, true),
         }
         let caption = match (game.ticket(), game.phase()) {
+            // Nothing tells of Extras before the main grid shows them.
+            (_, Phase::Revealing { grid: 0 }) => String::new(),
             (Some(ticket), phase) if ticket.extras > 0 => {
                 let grid = match phase {
                     Phase::Revealing { grid } => *grid,

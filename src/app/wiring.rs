@@ -4,10 +4,16 @@
 use super::Inner;
 use crate::console::LogFailure;
 use crate::dom::Listener;
+use crate::game::Phase;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::KeyboardEvent;
+
+/// How often an idle page reads the session again: often enough that money
+/// credited by the operator or spent in another tab shows within half a
+/// minute, rarely enough to cost the server one small read per open page.
+pub const IDLE_REFRESH_MS: i32 = 30_000;
 
 impl Inner {
     pub(super) fn wire(this: &Rc<Inner>) -> Result<(), JsValue> {
@@ -84,8 +90,25 @@ impl Inner {
         listeners.push(on(&doc, "keydown", Inner::on_key)?);
         let window = crate::dom::window()?;
         listeners.push(on(&window, "resize", |i, _| i.fit_canvas())?);
+        // Back on the page: the balance may have moved meanwhile.
+        listeners.push(on(&doc, "visibilitychange", |i, _| {
+            Inner::refresh_if_idle(i)
+        })?);
+        listeners.push(on(&window, "focus", |i, _| Inner::refresh_if_idle(i))?);
         listeners.push(on(&window, "message", Inner::on_message)?);
         this.listeners.replace(listeners);
+
+        let weak = Rc::downgrade(this);
+        let tick = Closure::<dyn FnMut()>::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                Inner::refresh_if_idle(&inner);
+            }
+        });
+        let id = window.set_interval_with_callback_and_timeout_and_arguments_0(
+            tick.as_ref().unchecked_ref(),
+            IDLE_REFRESH_MS,
+        )?;
+        this.idle_timer.replace(Some((id, tick)));
 
         let weak = Rc::downgrade(this);
         let resized = Closure::<dyn FnMut()>::new(move || {
@@ -119,6 +142,9 @@ impl Inner {
         }
         if let Some((observer, _)) = self.resize.take() {
             observer.disconnect();
+        }
+        if let (Some((id, _)), Ok(window)) = (self.idle_timer.take(), crate::dom::window()) {
+            window.clear_interval_with_handle(id);
         }
         if let Some((observer, _)) = self.page_watch.take() {
             observer.disconnect();
@@ -158,6 +184,16 @@ impl Inner {
         }
         event.prevent_default();
         Inner::press(this);
+    }
+
+    /// Reads the session again when the page is shown and between tickets
+    /// (never during a reveal, whose balance is the sale's).
+    pub(super) fn refresh_if_idle(this: &Rc<Inner>) {
+        let hidden = crate::dom::document().map_or(true, |d| d.hidden());
+        if hidden || this.load_failed.get() || this.game.borrow().phase() != &Phase::Ready {
+            return;
+        }
+        Inner::refresh_balance(this);
     }
 
     fn close_popup(&self) {

@@ -91,8 +91,13 @@ fn extras_take_one_press_each() {
     let mut game = started(&block, 5000);
     game.press(key);
     game.bought(sold(&block, 0, 1, 5000), &book(&block));
-    assert_eq!(game.extras_left(), Some(2));
+    assert_eq!(
+        game.extras_left(),
+        None,
+        "nothing tells of Extras while the main grid is covered"
+    );
     game.reveal_done(0);
+    assert_eq!(game.extras_left(), Some(2));
     assert_eq!(game.popup(), Some(Popup::Extras(2)));
     assert_eq!(game.button(), Button::Extra);
     assert_eq!(
@@ -119,7 +124,12 @@ fn refusals() {
     let mut game = started(&block, 150);
     assert!(!game.choose_stake(75));
     assert!(game.choose_stake(200));
-    let commands = game.press(|| unreachable!());
+    assert_eq!(
+        game.press(|| unreachable!()),
+        vec![Command::RefreshBalance],
+        "the balance shown may be stale: read again first"
+    );
+    let commands = game.session_refreshed(game.refresh_mark(), 150, None, || unreachable!());
     assert!(matches!(
         commands[0],
         Command::Announce(Announcement::Refused {
@@ -320,4 +330,82 @@ fn a_genuine_sale_runs_every_check() {
     let ticket = game.ticket().expect("verified");
     assert_eq!(ticket.checks, Check::ALL.to_vec());
     assert_eq!(ticket.money, Money::Play);
+}
+
+#[test]
+fn a_short_balance_read_again_may_be_enough() {
+    let block = FixtureBlock::new(1, 200, &[fixtures::LOSE]);
+    let mut game = started(&block, 150);
+    assert!(game.choose_stake(200));
+    assert_eq!(game.press(|| unreachable!()), vec![Command::RefreshBalance]);
+    // Credited by the operator meanwhile.
+    let commands = game.session_refreshed(game.refresh_mark(), 500, None, key);
+    assert_eq!(
+        commands,
+        vec![Command::Buy {
+            stake: 200,
+            purchase: key()
+        }]
+    );
+    assert_eq!(game.balance(), 500);
+}
+
+#[test]
+fn a_press_left_to_the_server_when_the_session_cannot_be_read() {
+    let block = FixtureBlock::new(1, 200, &[fixtures::LOSE]);
+    let mut game = started(&block, 150);
+    assert!(game.choose_stake(200));
+    game.press(|| unreachable!());
+    assert!(matches!(
+        game.refresh_failed(key)[..],
+        [Command::Buy { .. }]
+    ));
+    let commands = game.buy_failed(NetError::Api {
+        status: 402,
+        code: "INSUFFICIENT_FUNDS".into(),
+    });
+    assert!(commands.contains(&Command::RefreshBalance));
+}
+
+#[test]
+fn the_prize_of_an_interrupted_ticket_shows_only_at_its_end() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = Game::new(vec![50, 100, 200]);
+    let response = block.response(0, 1, 5000);
+    let key = parse_public_key(&block.public_key_hex()).unwrap();
+    // The session's balance already includes the prize.
+    game.start(key, player(), 5100, Some(response.clone()));
+    assert_eq!(game.balance(), 4900, "stake taken, prize held back");
+    // Read again while the offer stands, after an operator credit of 10 €.
+    game.session_refreshed(
+        game.refresh_mark(),
+        6100,
+        Some(response.clone()),
+        || unreachable!(),
+    );
+    assert_eq!(game.balance(), 5900);
+    game.resume(Some(100), None, &CommitmentBook::default());
+    assert_eq!(game.balance(), 5900, "still held back during the reveal");
+    game.reveal_done(0);
+    assert_eq!(game.balance(), 6100, "shown once revealed");
+    // The server may not have recorded the reveal yet: not offered again.
+    game.session_refreshed(game.refresh_mark(), 6100, Some(response), || unreachable!());
+    assert!(!game.has_resume());
+    assert_eq!(game.balance(), 6100);
+}
+
+#[test]
+fn a_session_read_from_before_a_ticket_is_dropped() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::LOSE]);
+    let mut game = started(&block, 5000);
+    let mark = game.refresh_mark();
+    game.press(key);
+    game.bought(sold(&block, 0, 1, 5000), &book(&block));
+    game.reveal_done(0);
+    assert_eq!(game.balance(), 4900);
+    // Sent before the purchase, answered after the ticket ended.
+    game.session_refreshed(mark, 5000, None, || unreachable!());
+    assert_eq!(game.balance(), 4900, "not the older 50 €");
+    game.session_refreshed(game.refresh_mark(), 4900, None, || unreachable!());
+    assert_eq!(game.balance(), 4900);
 }

@@ -151,6 +151,7 @@ impl Backend for FakeBackend {
             expires_at_ms: 0,
             money: state.money,
             unrevealed: state.unrevealed.clone(),
+            protection: Default::default(),
             lobby_url: state.lobby_url.clone(),
         }))
     }

@@ -13,6 +13,7 @@ mod health;
 mod history;
 mod launch;
 mod portal;
+mod protection;
 mod sale;
 pub mod seamless;
 mod session;
@@ -30,6 +31,11 @@ pub use health::Health;
 pub use history::{HistoryItem, HistoryPage, SaleStatus};
 pub use launch::{Launch, LaunchCodeRequest, LaunchMode, LaunchRequest};
 pub use portal::{PageMessage, ParentMessage};
+pub use protection::{
+    AuditActor, AuditEntry, ExclusionRequest, LimitKind, LimitReached, LimitsRequest,
+    OperatorExclusionRequest, PendingLimit, Protection, ProtectionAudit, ProtectionChange,
+    RealityCheckRequest, DEFAULT_REALITY_CHECK_MINUTES, REALITY_CHECK_MINUTES,
+};
 pub use sale::{BuyRequest, RevealAck, RevealRequest, SaleResponse};
 pub use session::{DemoPlayerRequest, OperatorSessionRequest, Session, SessionsEnded};
 pub use wallet::{Balance, TransferRequest};

@@ -159,9 +159,9 @@ impl Game<'_> {
             if grid < first_animated {
                 continue;
             }
+            // Nothing tells of Extras while the main grid is covered.
             let caption = match (extras, grid) {
-                (0, _) => String::new(),
-                (_, 0) => "Grille principale".to_owned(),
+                (_, 0) => String::new(),
                 (n, g) => format!("Grille Extra {g} / {n}"),
             };
             let turning = b
@@ -175,7 +175,9 @@ impl Game<'_> {
                 "the stake is debited at once, the prize shown only at the end"
             );
             assert_eq!(turning.popup, None);
-            if extras > 0 {
+            if grid == 0 {
+                assert_eq!(turning.extra_zone, None, "no Extra zone yet");
+            } else {
                 assert_eq!(
                     turning.extra_zone.as_deref(),
                     Some((extras - grid).to_string().as_str())
@@ -492,9 +494,21 @@ async fn reload_mid_reveal(game: &mut Game<'_>) {
         let state = b.wait("the reloaded page", PageState::ready_to_play).await;
         let sold = game.api.history(&game.player.token, 1).await.remove(0);
         assert_eq!(
-            state.balance.as_deref(),
-            Some(money(after, Lang::Fr).as_str()),
+            game.api.session(&game.player.token).await.balance_cents,
+            after,
             "the sale was settled at once, whatever the reveal"
+        );
+        // The page shows the prize only once the reveal ends (SPEC §6).
+        let shown = if sold.is_revealed() {
+            after
+        } else {
+            after - ticket.prize_cents
+        };
+        assert_eq!(
+            state.balance.as_deref(),
+            Some(money(shown, Lang::Fr).as_str()),
+            "revealed: {}",
+            sold.is_revealed()
         );
         if sold.is_revealed() {
             eprintln!("the reveal ended before the reload landed: trying the next ticket");

@@ -28,7 +28,8 @@ pub use stake::Stake;
 pub use symbol::Symbol;
 pub use ticket::{evaluate_grids, validate_ticket, Evaluation, Ticket, TicketError};
 pub use verify::{
-    verify_receipt, verify_sale, BalanceChange, Check, CommitmentSeen, Expected, Report,
+    verify_receipt, verify_sale, verify_sale_remembering, BalanceChange, Check, CommitmentSeen,
+    Expected, Report, VerifiedCommitments,
 };
 
 pub use rand::SeedableRng;

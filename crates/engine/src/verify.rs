@@ -7,11 +7,12 @@
 //! caller supplies that side in [`Expected`]. A report lists exactly the
 //! checks that ran.
 
-use crate::commit::{Money, SignedCommitment, SignedSale};
+use crate::commit::{verifying_key, Money, SignatureError, SignedCommitment, SignedSale};
 use crate::fixed_bytes::{ClientNonce, PublicKeyBytes};
 use crate::merkle::verify_proof;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS};
 use crate::ticket::{validate_ticket, Evaluation};
+use ed25519_dalek::VerifyingKey;
 
 /// One check of the verification, in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -159,6 +160,74 @@ fn ensure(ok: bool, why: impl FnOnce() -> String) -> Result<(), String> {
     }
 }
 
+/// Commitment signatures already verified: a player buys many tickets of
+/// one block, and its commitment's signature need not be verified again for
+/// each. Remembered by their exact bytes (operator key, the commitment's key,
+/// its signed bytes and its signature), so any other commitment, however
+/// close, is verified in full; only good signatures are remembered.
+#[derive(Clone, Debug, Default)]
+pub struct VerifiedCommitments {
+    /// Oldest first.
+    known: Vec<Vec<u8>>,
+    /// The last operator key decoded, for the sales' signatures.
+    operator: Option<(PublicKeyBytes, VerifyingKey)>,
+}
+
+impl VerifiedCommitments {
+    /// Commitments remembered at most (a few blocks are open at a time).
+    pub const CAPACITY: usize = 16;
+
+    /// The signature check of [`SignedCommitment::verify`], done once per
+    /// exact commitment.
+    pub fn verify(
+        &mut self,
+        commitment: &SignedCommitment,
+        operator: &PublicKeyBytes,
+    ) -> Result<(), SignatureError> {
+        let mut exact = Vec::with_capacity(192);
+        exact.extend_from_slice(&operator.0);
+        exact.extend_from_slice(&commitment.public_key.0);
+        exact.extend_from_slice(&commitment.signature.0);
+        exact.extend_from_slice(&commitment.commitment.canonical_bytes());
+        if self.known.contains(&exact) {
+            return Ok(());
+        }
+        commitment.verify(operator)?;
+        if self.known.len() >= Self::CAPACITY {
+            self.known.remove(0);
+        }
+        self.known.push(exact);
+        Ok(())
+    }
+
+    /// The signature check of [`SignedSale::verify_signature`], with the
+    /// operator key decoded once.
+    pub fn verify_sale_signature(
+        &mut self,
+        sale: &SignedSale,
+        operator: &PublicKeyBytes,
+    ) -> Result<(), SignatureError> {
+        let decoded = match &self.operator {
+            Some((bytes, decoded)) if bytes == operator => decoded,
+            _ => {
+                &self
+                    .operator
+                    .insert((*operator, verifying_key(operator)?))
+                    .1
+            }
+        };
+        sale.verify_signature_with(decoded)
+    }
+
+    pub fn len(&self) -> usize {
+        self.known.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.known.is_empty()
+    }
+}
+
 /// Runs every check of a sale against its block's commitment and the
 /// operator key, plus each check of the buyer's side that `expected` gives.
 pub fn verify_sale(
@@ -167,6 +236,29 @@ pub fn verify_sale(
     operator: &PublicKeyBytes,
     expected: &Expected<'_>,
 ) -> Report {
+    run_checks(sale, commitment, operator, expected, None)
+}
+
+/// [`verify_sale`], with the commitment's signature checked through
+/// `verified` (verified once per exact commitment). Every check still runs
+/// and is reported.
+pub fn verify_sale_remembering(
+    sale: &SignedSale,
+    commitment: &SignedCommitment,
+    operator: &PublicKeyBytes,
+    expected: &Expected<'_>,
+    verified: &mut VerifiedCommitments,
+) -> Report {
+    run_checks(sale, commitment, operator, expected, Some(verified))
+}
+
+fn run_checks(
+    sale: &SignedSale,
+    commitment: &SignedCommitment,
+    operator: &PublicKeyBytes,
+    expected: &Expected<'_>,
+    mut verified: Option<&mut VerifiedCommitments>,
+) -> Report {
     let committed = &commitment.commitment;
     let inner = &sale.sale;
     let ticket = &inner.ticket;
@@ -174,7 +266,11 @@ pub fn verify_sale(
     let mut evaluation = None;
     for check in Check::ALL {
         let result = match check {
-            Check::CommitmentSignature => commitment.verify(operator).map_err(|e| e.to_string()),
+            Check::CommitmentSignature => match verified.as_deref_mut() {
+                Some(verified) => verified.verify(commitment, operator),
+                None => commitment.verify(operator),
+            }
+            .map_err(|e| e.to_string()),
             Check::PrizeTable => ensure(committed.prize_table.0 == prize_table_digest(), || {
                 "the block commits to another prize table".to_owned()
             }),
@@ -197,7 +293,11 @@ pub fn verify_sale(
                     )
                 }),
             },
-            Check::SaleSignature => sale.verify_signature(operator).map_err(|e| e.to_string()),
+            Check::SaleSignature => match verified.as_deref_mut() {
+                Some(verified) => verified.verify_sale_signature(sale, operator),
+                None => sale.verify_signature(operator),
+            }
+            .map_err(|e| e.to_string()),
             Check::SameBlock => {
                 if inner.block != committed.block {
                     Err(format!(

@@ -5,9 +5,9 @@ use eldorado_engine::generate::{Drawer, Plan};
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::prize_table::BLOCK_TICKETS;
 use eldorado_engine::{
-    verify_receipt, verify_sale, BalanceChange, BlockRng, Check, ClientNonce, Commitment,
-    CommitmentSeen, Expected, Hash, Money, Params, PublicKeyBytes, Sale, SeedableRng,
-    SignedCommitment, SignedSale, Stake, Ticket,
+    verify_receipt, verify_sale, verify_sale_remembering, BalanceChange, BlockRng, Check,
+    ClientNonce, Commitment, CommitmentSeen, Expected, Hash, Money, Params, PublicKeyBytes, Sale,
+    SeedableRng, SignedCommitment, SignedSale, Stake, Ticket, VerifiedCommitments,
 };
 use std::sync::OnceLock;
 
@@ -463,3 +463,98 @@ const EXAMPLE_SALE_SIGNATURE: &str = concat!(
     "4a7f8c1a6be574896a0069d1142ac839a2a5a5dd3f783437cc9f905ed0804d81",
     "498d0eb22878db08d644f5945017b7a2e7b5a7df7589f4021ffb9f426b2c2903",
 );
+
+#[test]
+fn a_remembered_commitment_is_only_ever_that_exact_one() {
+    let (sale, commitment, key) = fixture(0);
+    let mut verified = VerifiedCommitments::default();
+    let remembering = |verified: &mut VerifiedCommitments, c: &SignedCommitment| {
+        // Seen as itself, so that only the signature can tell it apart.
+        failures(verify_sale_remembering(
+            &sale,
+            c,
+            &key,
+            &purchase(100, c),
+            verified,
+        ))
+    };
+    for _ in 0..3 {
+        let report = verify_sale_remembering(
+            &sale,
+            &commitment,
+            &key,
+            &purchase(100, &commitment),
+            &mut verified,
+        );
+        assert!(report.is_verified());
+        assert_eq!(
+            report.checks.len(),
+            Check::ALL.len(),
+            "every check reported"
+        );
+    }
+    assert_eq!(verified.len(), 1, "verified once, then remembered");
+
+    // Any change, however small, is verified again and refused.
+    let mut signature = commitment.clone();
+    signature.signature.0[63] ^= 1;
+    let mut root = commitment.clone();
+    root.commitment.root.0[31] ^= 1;
+    let mut block = commitment.clone();
+    block.commitment.block += 1;
+    for tampered in [signature, root, block] {
+        assert!(remembering(&mut verified, &tampered).contains(&Check::CommitmentSignature));
+    }
+    let stranger = commitment
+        .commitment
+        .clone()
+        .sign(&signing_key_from_secret([1; 32]));
+    assert!(remembering(&mut verified, &stranger).contains(&Check::CommitmentSignature));
+    assert_eq!(verified.len(), 1, "failures are not remembered");
+
+    // Under another operator key, the remembered one is not taken as good.
+    let other = public_key_of(&signing_key_from_secret([1; 32]));
+    let report = verify_sale_remembering(
+        &sale,
+        &commitment,
+        &other,
+        &purchase(100, &commitment),
+        &mut verified,
+    );
+    let failed = failures(report);
+    assert!(failed.contains(&Check::CommitmentSignature));
+    assert!(failed.contains(&Check::SaleSignature), "{failed:?}");
+    let report = verify_sale_remembering(
+        &sale,
+        &commitment,
+        &key,
+        &purchase(100, &commitment),
+        &mut verified,
+    );
+    assert!(report.is_verified(), "the operator's key decoded again");
+
+    // A tampered sale is still caught with its commitment remembered.
+    let mut forged = sale.clone();
+    forged.signature.0[0] ^= 1;
+    let report = verify_sale_remembering(
+        &forged,
+        &commitment,
+        &key,
+        &purchase(100, &commitment),
+        &mut verified,
+    );
+    assert_eq!(failures(report), vec![Check::SaleSignature]);
+}
+
+#[test]
+fn remembered_commitments_are_bounded() {
+    let key = operator_key();
+    let operator = public_key_of(&key);
+    let mut verified = VerifiedCommitments::default();
+    for block in 0..(VerifiedCommitments::CAPACITY as u64 + 5) {
+        let commitment =
+            Commitment::new(block, 100, BLOCK_TICKETS, Money::Real, Hash([7; 32])).sign(&key);
+        verified.verify(&commitment, &operator).unwrap();
+    }
+    assert_eq!(verified.len(), VerifiedCommitments::CAPACITY);
+}

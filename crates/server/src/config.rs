@@ -1,6 +1,8 @@
 //! What `eldorado serve` is told on its command line.
 
 use crate::database::Database;
+use crate::store::protection::{ProtectionDefaults, MAX_LIMIT_CENTS};
+use eldorado_api::REALITY_CHECK_MINUTES;
 use eldorado_engine::Money;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -49,6 +51,9 @@ pub struct Config {
     /// The operator's seamless wallet (`--wallet`): it holds the money of
     /// operator players. `None`: the transfer wallet.
     pub wallet: Option<WalletConfig>,
+    /// Player protection for players without settings of their own
+    /// (`--default-weekly-stake-limit`, `--reality-check-minutes`).
+    pub protection: ProtectionDefaults,
 }
 
 /// `--wallet URL --wallet-secret-file F --wallet-timeout-ms --wallet-retry-ms`.
@@ -168,6 +173,7 @@ impl Config {
             block_poll: Duration::from_secs(1),
             limits: Limits::default(),
             wallet: None,
+            protection: ProtectionDefaults::default(),
         }
     }
 
@@ -220,8 +226,8 @@ impl Config {
     pub fn check(&self) -> Result<(), String> {
         if self.demo_seed.is_some() && !self.demo && self.wallet.is_none() {
             return Err(
-                "--demo-seed makes every ticket predictable: it is refused unless --demo (or \
-                 --wallet, to test an operator's wallet) is given"
+                "--demo-seed makes every ticket predictable: it is refused unless --demo is given \
+                 (or --wallet, to test an operator's wallet)"
                     .to_owned(),
             );
         }
@@ -255,6 +261,18 @@ impl Config {
                 "--frame-ancestors {:?}: give CSP sources separated by spaces, e.g. \"'self' https://portal.example\"",
                 self.frame_ancestors
             ));
+        }
+        if self
+            .protection
+            .weekly_stake_limit_cents
+            .is_some_and(|l| !(1..=MAX_LIMIT_CENTS).contains(&l))
+        {
+            return Err(format!(
+                "--default-weekly-stake-limit must be 1..={MAX_LIMIT_CENTS} cents"
+            ));
+        }
+        if !REALITY_CHECK_MINUTES.contains(&self.protection.reality_check_minutes) {
+            return Err("--reality-check-minutes must be 15, 30 or 60".to_owned());
         }
         if let Some(url) = &self.public_url {
             check_public_url(url)?;
@@ -337,6 +355,33 @@ mod tests {
     }
 
     #[test]
+    fn a_seed_with_a_seamless_wallet_draws_real_money_blocks() {
+        let mut config = Config::new("/tmp/unused");
+        config.demo_seed = Some(7);
+        config.wallet = Some(WalletConfig {
+            url: "http://wallet.internal:9000/eldorado".to_owned(),
+            secret: b"s3cret".to_vec(),
+            timeout: WalletConfig::DEFAULT_TIMEOUT,
+            retry: WalletConfig::DEFAULT_RETRY,
+        });
+        assert_eq!(config.moneys(), vec![Money::Real]);
+        assert!(config.check().is_ok(), "no --demo needed with --wallet");
+        assert!(
+            !format!("{config:?}").contains("s3cret"),
+            "the secret is never logged"
+        );
+        for url in [
+            "https://wallet.example",
+            "wallet.internal",
+            "http://",
+            "http://a b",
+        ] {
+            config.wallet.as_mut().unwrap().url = url.to_owned();
+            assert!(config.check().unwrap_err().contains("--wallet"), "{url}");
+        }
+    }
+
+    #[test]
     fn portal_origins_are_the_http_origins_of_frame_ancestors() {
         let mut config = Config::new("/tmp/unused");
         assert!(config.portal_origins().is_empty());
@@ -366,6 +411,20 @@ mod tests {
             config.public_url = Some(bad.to_owned());
             assert!(config.check().is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn the_wallet_secret_file_must_hold_a_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("wallet.secret");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        assert_eq!(WalletConfig::read_secret(&file).unwrap(), b"s3cret");
+        std::fs::write(&file, "\n").unwrap();
+        assert!(WalletConfig::read_secret(&file)
+            .unwrap_err()
+            .contains("empty"));
+        let missing = WalletConfig::read_secret(&dir.path().join("nope")).unwrap_err();
+        assert!(missing.contains("--wallet-secret-file"), "{missing}");
     }
 
     #[test]

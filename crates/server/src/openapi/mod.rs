@@ -8,12 +8,13 @@ mod modifiers;
 mod tests;
 pub mod wallet;
 
-use crate::routes::{launch, operator, player, public};
+use crate::routes::{launch, operator, player, protection, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    Health, HistoryPage, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest,
-    OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
+    ExclusionRequest, Health, HistoryPage, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest,
+    LimitsRequest, OperatorExclusionRequest, OperatorSessionRequest, Protection, ProtectionAudit,
+    RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
     TransferRequest,
 };
 use modifiers::{CommonErrors, Security};
@@ -34,14 +35,20 @@ use utoipa::OpenApi;
         player::create_demo_player, player::session, player::end_session, player::create_sale,
         player::sale, player::reveal, player::history,
         operator::create_session, operator::credit, operator::debit, operator::end_sessions,
-        operator::close_block, launch::create_launch, launch::exchange,
+        operator::close_block,
+        protection::get_limits, protection::put_limits, protection::post_exclusion,
+        protection::put_reality_check, protection::operator_put_limits,
+        protection::operator_put_exclusion, protection::operator_protection,
+        launch::create_launch, launch::exchange,
     ),
     // Listed so that every body type is in the document with its example,
     // also those only reached through another type.
     components(schemas(
         Config, Session, SaleResponse, BuyRequest, RevealRequest, RevealAck, HistoryPage,
         BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
-        ErrorBody, ErrorCode, Health, SessionsEnded, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
+        ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
+        Protection, LimitsRequest, ExclusionRequest, OperatorExclusionRequest, RealityCheckRequest,
+        ProtectionAudit, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest,
     )),
     modifiers(&Security, &CommonErrors)
 )]

@@ -139,7 +139,8 @@ mod tests {
     fn wallet_openapi_examples_are_the_wire_format() {
         let doc = serde_json::to_value(document()).unwrap();
         let schemas = &doc["components"]["schemas"];
-        let checks: [(&str, fn(&Value)); 6] = [
+        type Check = (&'static str, fn(&Value));
+        let checks: [Check; 6] = [
             ("BalanceCall", round_trips::<BalanceCall>),
             ("BalanceAnswer", round_trips::<BalanceAnswer>),
             ("DebitCall", round_trips::<DebitCall>),

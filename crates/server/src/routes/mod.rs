@@ -6,6 +6,7 @@ mod endpoints;
 pub(crate) mod launch;
 pub(crate) mod operator;
 pub(crate) mod player;
+pub(crate) mod protection;
 pub(crate) mod public;
 
 pub use endpoints::{endpoints, Endpoint, PREFIX};

@@ -2,12 +2,12 @@
 //! and debits, closing a block. Every call needs the operator API key.
 
 use super::bodies::block_info;
-use super::player::{session_body, with_wallet_balance};
+use super::player::session_body;
 use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{
-    sqlite::now_ms, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
+    sqlite::now_ms, BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
 };
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -52,6 +52,7 @@ pub(super) fn check_player_id(id: &str) -> Result<(), ApiError> {
     responses(
         (status = 201, description = "A new session; the player is created (balance 0) if new", body = Session),
         (status = 403, description = "FORBIDDEN: the id belongs to a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
+        (status = 503, description = "WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet gave no balance; no session was opened", body = ErrorBody),
     ))]
 pub async fn create_session(
     State(state): State<AppState>,
@@ -60,7 +61,12 @@ pub async fn create_session(
 ) -> Result<(StatusCode, Json<Session>), ApiError> {
     check_player_id(&body.player_id)?;
     refuse_on_seeded_server(&state)?;
-    let session = state
+    // Asked first, so that a wallet without an answer leaves no session.
+    let wallet_balance = match &state.wallet {
+        Some(wallet) => Some(wallet.balance(&body.player_id).await?),
+        None => None,
+    };
+    let mut session = state
         .blocking(move |state| {
             // Creating the player and its session is one transaction.
             let (session, _) = state.sessions.open(&NewPlayer {
@@ -72,7 +78,9 @@ pub async fn create_session(
             session_body(state, &session)
         })
         .await?;
-    let session = with_wallet_balance(&state, session).await?;
+    if let Some(balance_cents) = wallet_balance {
+        session.balance_cents = balance_cents;
+    }
     Ok((StatusCode::CREATED, Json(session)))
 }
 
@@ -201,6 +209,7 @@ pub async fn end_sessions(
     responses(
         (status = 200, description = "The closed block; the pending block of its stake and money opens if it was open", body = BlockInfo),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CONFLICT (with `--wallet`): a ticket of the block is being paid for; retry", body = ErrorBody),
     ))]
 pub async fn close_block(
     State(state): State<AppState>,
@@ -214,6 +223,13 @@ pub async fn close_block(
                 .store
                 .close_block(id)?
                 .ok_or_else(|| ApiError::not_found("block"))?;
+            if matches!(record.status, BlockStatus::Open | BlockStatus::Pending) {
+                return Err(ApiError::Conflict(
+                    "a ticket of this block is being paid for at the operator's wallet; \
+                     retry in a few seconds"
+                        .to_owned(),
+                ));
+            }
             tracing::warn!(block = id, "block closed by the operator");
             state.book.ensure_supply();
             Ok(record)

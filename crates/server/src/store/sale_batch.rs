@@ -12,6 +12,7 @@
 //! corrupt data, even a panic) is undone alone and answered `Faulted`, and
 //! the other sales of the batch still commit.
 
+use super::protection::{check_sale, ProtectionDefaults, Refusal};
 use super::seamless::next_position;
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
@@ -29,6 +30,7 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
     tx: &mut T,
     requests: &[SaleRequest],
     now_ms: u64,
+    protection: &ProtectionDefaults,
 ) -> StoreResult<Vec<SaleOutcome>> {
     // The open block per stake and money, read once per batch rather than
     // once per sale; `None` is remembered too, so a sold-out line costs no
@@ -40,7 +42,7 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
         // A panic is a fault of this sale like an error: the transaction
         // is still usable once its writes are rolled back to the savepoint.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            sell_one(tx, &mut open, request, now_ms)
+            sell_one(tx, &mut open, request, now_ms, protection)
         }))
         .unwrap_or_else(|_| Err(corrupt("a sale panicked")));
         match result {
@@ -80,7 +82,8 @@ pub(super) fn admit<T: SaleTx + ?Sized>(
     tx: &mut T,
     open: &mut OpenBlocks,
     request: &SaleRequest,
-    _now_ms: u64,
+    now_ms: u64,
+    protection: &ProtectionDefaults,
     check_balance: bool,
 ) -> StoreResult<Admission> {
     let stake = request.stake.cents();
@@ -98,6 +101,17 @@ pub(super) fn admit<T: SaleTx + ?Sized>(
     let Some((kind, balance)) = tx.player_for_update(&request.player_id)? else {
         return Ok(Admission::Refused(SaleOutcome::UnknownPlayer));
     };
+    // Under the player's lock: the sales of this batch before this one are
+    // in the window already, and no other transaction can add one.
+    match check_sale(tx, &request.player_id, kind, stake, now_ms, protection)? {
+        Some(Refusal::Excluded { until_ms }) => {
+            return Ok(Admission::Refused(SaleOutcome::SelfExcluded { until_ms }))
+        }
+        Some(Refusal::Limit(limit)) => {
+            return Ok(Admission::Refused(SaleOutcome::LimitReached(limit)))
+        }
+        None => {}
+    }
     let line = (stake, kind.money());
     if check_balance && balance < stake {
         return Ok(Admission::Refused(SaleOutcome::InsufficientFunds {
@@ -132,9 +146,11 @@ fn sell_one<T: SaleTx + ?Sized>(
     open: &mut OpenBlocks,
     request: &SaleRequest,
     now_ms: u64,
+    protection: &ProtectionDefaults,
 ) -> StoreResult<SaleOutcome> {
     let stake = request.stake.cents();
-    let (kind, balance, block, position) = match admit(tx, open, request, now_ms, true)? {
+    let admission = admit(tx, open, request, now_ms, protection, true)?;
+    let (kind, balance, block, position) = match admission {
         Admission::Refused(outcome) => return Ok(outcome),
         Admission::Admitted {
             kind,

@@ -15,9 +15,10 @@
 //! tickets moves at `settle`, so it cannot switch over while a round holds
 //! one of its tickets.
 
+use super::protection::ProtectionDefaults;
 use super::sale_batch::{admit, Admission};
 use super::tx::{NewSale, SaleTx};
-use super::{corrupt, BlockStatus, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
+use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
 use eldorado_engine::ClientNonce;
 use std::collections::HashMap;
 
@@ -176,6 +177,7 @@ pub fn reserve<T: RoundTx + ?Sized>(
     request: &SaleRequest,
     round_id: &str,
     now_ms: u64,
+    protection: &ProtectionDefaults,
 ) -> StoreResult<ReserveOutcome> {
     // Settling a round ends it in the sale's own transaction: a reserved
     // round means no sale under this key yet, and one request still paying.
@@ -186,7 +188,17 @@ pub fn reserve<T: RoundTx + ?Sized>(
         return Ok(ReserveOutcome::InFlight);
     }
     // The balance is the operator's: the debit checks it there.
-    let (block, position) = match admit(tx, &mut HashMap::new(), request, now_ms, false)? {
+    // The player's protection applies as to any sale; a reserved round
+    // counts toward its limits like a sale (`ProtectionTx::window_totals`).
+    let admission = admit(tx, &mut HashMap::new(), request, now_ms, protection, false)?;
+    let (block, position) = match admission {
+        // Play money never leaves the game: the caller sends only operator
+        // players here, and an error undoes the ticket taken.
+        Admission::Admitted { kind, .. } if kind != PlayerKind::Operator => {
+            return Err(corrupt(
+                "a demo player cannot pay from the operator's wallet",
+            ))
+        }
         Admission::Admitted {
             block, position, ..
         } => (block, position),

@@ -7,6 +7,7 @@ mod common;
 mod concurrency;
 mod launch;
 mod money_lines;
+mod protection;
 mod restart_rollover;
 mod robustness;
 mod seamless_wallet;

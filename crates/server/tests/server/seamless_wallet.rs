@@ -19,13 +19,19 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+/// Long enough for a loaded test machine: no answer the stub gives in time
+/// can miss it, and its late answers come twice as late.
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+async fn stub() -> Stub {
+    Stub::start(TIMEOUT * 2).await
+}
+
 fn wallet(url: &str, secret: &[u8]) -> WalletConfig {
     WalletConfig {
         url: url.to_owned(),
         secret: secret.to_vec(),
-        // Long enough for a loaded test machine; the wallet stub's
-        // misbehaviours never answer at all, so no assertion races it.
-        timeout: Duration::from_millis(1_500),
+        timeout: TIMEOUT,
         // The tests drain the outbox themselves.
         retry: Duration::from_secs(3_600),
     }
@@ -124,7 +130,7 @@ fn last_debit(stub: &Stub) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accepted_debits_sell_once_and_prizes_are_credited_once() {
-    let stub = Stub::start().await;
+    let stub = stub().await;
     let (_dir, state) = wallet_server("wallet-accept", &stub).await;
     let router = app(state.clone());
     stub.set_balance("casino-ann", 5_000);
@@ -187,6 +193,22 @@ async fn accepted_debits_sell_once_and_prizes_are_credited_once() {
     // The session shows the operator's balance.
     let shown = call(&router, Method::GET, "/api/session", Some(&token), None).await;
     assert_eq!(shown.body["balance_cents"], stub.balance("casino-ann"));
+    // Without an answer there is no balance to show, and no new session.
+    stub.balance_down(true);
+    let shown = call(&router, Method::GET, "/api/session", Some(&token), None).await;
+    assert_eq!(shown.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(shown.body["error"]["code"], "WALLET_UNAVAILABLE");
+    let refused = call(
+        &router,
+        Method::POST,
+        "/api/operator/sessions",
+        Some(&operator_key(&state)),
+        Some(r#"{"player_id":"casino-new"}"#),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(state.store.player("casino-new").unwrap().is_none());
+    stub.balance_down(false);
 
     // The stub refuses a call signed with another secret, and moves nothing.
     let forger = WalletClient::new(&wallet(&stub.url, b"not-the-secret"));
@@ -205,7 +227,7 @@ async fn accepted_debits_sell_once_and_prizes_are_credited_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refused_debits_give_the_ticket_to_the_next_buyer() {
-    let stub = Stub::start().await;
+    let stub = stub().await;
     let (_dir, state) = wallet_server("wallet-refused", &stub).await;
     let router = app(state.clone());
     let players = [
@@ -261,17 +283,19 @@ async fn refused_debits_give_the_ticket_to_the_next_buyer() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unanswered_debits_are_rolled_back_and_their_tickets_sold_later() {
-    let stub = Stub::start().await;
+    let stub = stub().await;
     let (_dir, state) = wallet_server("wallet-unanswered", &stub).await;
     let router = app(state.clone());
     stub.set_balance("casino-bob", 2_000);
+    assert!(stub.calls("debit").is_empty());
     let token = session(&router, &state, &stub, "casino-bob").await;
     let block = open_block_50(&router).await;
     let modes = [
         DebitMode::Hang,
         DebitMode::Error500,
         DebitMode::DropAfterApply,
-        DebitMode::Late,
+        DebitMode::AnswerLate,
+        DebitMode::ArriveLate,
     ];
     for (i, mode) in modes.into_iter().enumerate() {
         stub.debit_mode(mode);
@@ -283,7 +307,7 @@ async fn unanswered_debits_are_rolled_back_and_their_tickets_sold_later() {
         let debit = last_debit(&stub);
         assert_eq!(
             stub.debit_stands(&debit),
-            mode == DebitMode::DropAfterApply,
+            matches!(mode, DebitMode::DropAfterApply | DebitMode::AnswerLate),
             "{mode:?}"
         );
         // Its rollback was queued with the release, under the same round.
@@ -294,7 +318,7 @@ async fn unanswered_debits_are_rolled_back_and_their_tickets_sold_later() {
         assert_eq!(queued[0].original_transaction_id.as_deref(), Some(&*debit));
         assert_eq!(drain(&state).await.acknowledged, 1, "{mode:?}");
         assert!(!stub.debit_stands(&debit), "{mode:?}");
-        if mode == DebitMode::Late {
+        if mode == DebitMode::ArriveLate {
             // The debit reaches the wallet after its rollback: refused.
             stub.deliver_late().await;
             assert!(!stub.debit_stands(&debit));
@@ -314,7 +338,7 @@ async fn unanswered_debits_are_rolled_back_and_their_tickets_sold_later() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
-    let stub = Stub::start().await;
+    let stub = stub().await;
     let (dir, state) = wallet_server("wallet-restart", &stub).await;
     let router = app(state.clone());
     stub.set_balance("casino-cy", 5_000);
@@ -371,6 +395,17 @@ async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
         .await
         .unwrap();
     assert_eq!(taken.status, eldorado_api::seamless::DebitStatus::Ok);
+    // A block with a ticket being paid for is not closed (nor disclosed).
+    let close = call(
+        &router,
+        Method::POST,
+        &format!("/api/operator/blocks/{}/close", block.id),
+        Some(&operator_key(&state)),
+        None,
+    )
+    .await;
+    assert_eq!(close.status, StatusCode::CONFLICT, "{}", close.body);
+    assert_eq!(open_block_50(&router).await.id, block.id);
     drop(router);
     drop(state);
 
@@ -410,11 +445,39 @@ async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
     assert_reconciled(&state, &stub, &[("casino-cy", 5_000)]);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeded_real_money_stays_in_its_data_directory() {
+    let stub = stub().await;
+    let url = stub.url.clone();
+    tokio::task::spawn_blocking(move || {
+        // A real deployment's data (real-money blocks from OS randomness)
+        // is refused to a seeded server, wallet or not.
+        let real = fresh_mixed_data_dir("wallet-seed-on-real");
+        let refused = AppState::start_blocking(wallet_config(&real, &url)).err();
+        let refused = refused
+            .expect("a seed beside real money is refused")
+            .to_string();
+        assert!(refused.contains("OS randomness"), "{refused}");
+        // A seeded wallet server's data is refused to a server without the seed.
+        let seeded = data_dir("wallet-seeded-without-seed");
+        copy_tree(wallet_template(), &seeded);
+        let mut config = wallet_config(&seeded, &url);
+        config.demo_seed = None;
+        let refused = AppState::start_blocking(config).err();
+        let refused = refused
+            .expect("seeded blocks stay with their seed")
+            .to_string();
+        assert!(refused.contains("--demo-seed"), "{refused}");
+    })
+    .await
+    .unwrap();
+}
+
 /// A session opened from a launch link shows the operator's balance, as
 /// `GET /api/session` does: the page starts from the wallet's figure.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_launched_session_shows_the_operators_balance() {
-    let stub = Stub::start().await;
+    let stub = stub().await;
     let (_dir, state) = wallet_server("wallet-launch", &stub).await;
     let router = app(state.clone());
     stub.set_balance("casino-lea", 1_234);

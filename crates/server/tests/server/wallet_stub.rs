@@ -32,7 +32,10 @@ pub enum DebitMode {
     /// Holds the debit back: it reaches the wallet only once `deliver_late`
     /// is called (long after the game gave up), and is then applied as the
     /// contract says.
-    Late,
+    ArriveLate,
+    /// Applies the debit at once but answers only after `late_by`, well
+    /// past the game's timeout.
+    AnswerLate,
     /// Applies the debit, then drops the connection before any answer (a
     /// crash between the debit and its answer).
     DropAfterApply,
@@ -67,6 +70,9 @@ pub struct StubState {
     /// Every call with a good signature: (route, transaction id or player).
     calls: Mutex<Vec<(String, String)>>,
     bad_signatures: Mutex<u64>,
+    late_by: std::time::Duration,
+    /// Balance calls answer 500.
+    balance_down: Mutex<bool>,
 }
 
 pub struct Stub {
@@ -75,7 +81,8 @@ pub struct Stub {
 }
 
 impl Stub {
-    pub async fn start() -> Stub {
+    /// `late_by`: how late `AnswerLate` answers.
+    pub async fn start(late_by: std::time::Duration) -> Stub {
         let state = Arc::new(StubState {
             ledger: Mutex::default(),
             debit_mode: Mutex::new(DebitMode::Accept),
@@ -84,6 +91,8 @@ impl Stub {
             late_done: Notify::new(),
             calls: Mutex::default(),
             bad_signatures: Mutex::new(0),
+            late_by,
+            balance_down: Mutex::new(false),
         });
         let app = Router::new()
             .route("/wallet/balance", post(balance))
@@ -119,6 +128,10 @@ impl Stub {
 
     pub fn debit_mode(&self, mode: DebitMode) {
         *self.state.debit_mode.lock().unwrap() = mode;
+    }
+
+    pub fn balance_down(&self, down: bool) {
+        *self.state.balance_down.lock().unwrap() = down;
     }
 
     pub fn settle_mode(&self, mode: SettleMode) {
@@ -184,6 +197,9 @@ async fn balance(State(state): State<Arc<StubState>>, headers: HeaderMap, body: 
     }
     let call: BalanceCall = serde_json::from_slice(&body).unwrap();
     record(&state, "balance", &call.player_id);
+    if *state.balance_down.lock().unwrap() {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
     let balance_cents = state
         .ledger
         .lock()
@@ -254,7 +270,12 @@ async fn debit(State(state): State<Arc<StubState>>, headers: HeaderMap, body: By
             .into_response()
         }
         DebitMode::Hang => std::future::pending().await,
-        DebitMode::Late => {
+        DebitMode::AnswerLate => {
+            let answer = apply_debit(&state, &call);
+            tokio::time::sleep(state.late_by).await;
+            Json(answer).into_response()
+        }
+        DebitMode::ArriveLate => {
             // Outlives the request the game gave up on.
             let state = Arc::clone(&state);
             tokio::spawn(async move {

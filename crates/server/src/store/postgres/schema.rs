@@ -11,7 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_init.sql"),
     include_str!("../../../migrations/postgres/0002_session_indexes.sql"),
     include_str!("../../../migrations/postgres/0003_money_seeding_nonce.sql"),
-    // 0004 (player protection) comes from another branch.
+    include_str!("../../../migrations/postgres/0004_player_protection.sql"),
     include_str!("../../../migrations/postgres/0005_launch_codes.sql"),
     include_str!("../../../migrations/postgres/0006_seamless_wallet.sql"),
 ];

@@ -10,7 +10,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0001_init.sql"),
     include_str!("../../../migrations/sqlite/0002_money_seeding_nonce.sql"),
     include_str!("../../../migrations/sqlite/0003_session_indexes.sql"),
-    // 0004 (player protection) comes from another branch.
+    include_str!("../../../migrations/sqlite/0004_player_protection.sql"),
     include_str!("../../../migrations/sqlite/0005_launch_codes.sql"),
     include_str!("../../../migrations/sqlite/0006_seamless_wallet.sql"),
 ];

@@ -11,18 +11,14 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 const ROUND_COLUMNS: &str = "round_id, player_id, idempotency_key, stake_cents, block, position, \
                              client_nonce, reserved_at_ms";
 
-fn round_from_row(r: &Row<'_>) -> rusqlite::Result<(Round, i64, i64, i64, Vec<u8>, i64)> {
+/// A round's columns as SQLite holds them, checked by [`round`].
+type RawRound = (String, String, String, i64, i64, i64, Vec<u8>, i64);
+
+fn raw_round(r: &Row<'_>) -> rusqlite::Result<RawRound> {
     Ok((
-        Round {
-            round_id: r.get(0)?,
-            player_id: r.get(1)?,
-            idempotency_key: r.get(2)?,
-            stake_cents: 0,
-            block: 0,
-            position: 0,
-            client_nonce: ClientNonce([0; 16]),
-            reserved_at_ms: 0,
-        },
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
         r.get(3)?,
         r.get(4)?,
         r.get(5)?,
@@ -31,9 +27,12 @@ fn round_from_row(r: &Row<'_>) -> rusqlite::Result<(Round, i64, i64, i64, Vec<u8
     ))
 }
 
-fn finish_round(raw: (Round, i64, i64, i64, Vec<u8>, i64)) -> StoreResult<Round> {
-    let (round, stake, block, position, nonce, at) = raw;
+fn round(raw: RawRound) -> StoreResult<Round> {
+    let (round_id, player_id, idempotency_key, stake, block, position, nonce, at) = raw;
     Ok(Round {
+        round_id,
+        player_id,
+        idempotency_key,
         stake_cents: to_u64(stake, "stake")?,
         block: to_u64(block, "block")?,
         position: to_u32(position, "position")?,
@@ -43,7 +42,6 @@ fn finish_round(raw: (Round, i64, i64, i64, Vec<u8>, i64)) -> StoreResult<Round>
                 .map_err(|_| corrupt("stored nonce of wrong length"))?,
         ),
         reserved_at_ms: to_u64(at, "reservation time")?,
-        ..round
     })
 }
 
@@ -78,9 +76,9 @@ impl RoundTx for SqlTx<'_> {
                 "SELECT {ROUND_COLUMNS} FROM wallet_rounds \
                  WHERE player_id = ?1 AND idempotency_key = ?2 AND state = 'reserved'"
             ))?
-            .query_row(params![player_id, key], round_from_row)
+            .query_row(params![player_id, key], raw_round)
             .optional()?
-            .map(finish_round)
+            .map(round)
             .transpose()
     }
 
@@ -107,9 +105,9 @@ impl RoundTx for SqlTx<'_> {
             .prepare_cached(&format!(
                 "SELECT {ROUND_COLUMNS} FROM wallet_rounds WHERE round_id = ?1 AND state = 'reserved'"
             ))?
-            .query_row(params![round_id], round_from_row)
+            .query_row(params![round_id], raw_round)
             .optional()?
-            .map(finish_round)
+            .map(round)
             .transpose()
     }
 

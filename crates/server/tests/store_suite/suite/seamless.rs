@@ -182,6 +182,10 @@ pub fn a_reserved_ticket_keeps_its_block_on_sale(backend: &impl Backend) {
     );
     assert_eq!(status(&*store, 1), BlockStatus::Open);
     assert_eq!(status(&*store, 2), BlockStatus::Pending);
+    // Nor may it be closed (and disclosed) while a sale of it may complete.
+    let kept = store.close_block(1).unwrap().unwrap();
+    assert_eq!(kept.status, BlockStatus::Open);
+    assert_eq!(status(&*store, 2), BlockStatus::Pending);
     assert!(store
         .release_round("r1", Release::Refused, START_MS)
         .unwrap());
@@ -194,6 +198,21 @@ pub fn a_reserved_ticket_keeps_its_block_on_sale(backend: &impl Backend) {
     assert_eq!(status(&*store, 2), BlockStatus::Open);
     let next = reserved(reserve(&*store, "key-3", "r3"));
     assert_eq!((next.block, next.position), (2, 0));
+}
+
+pub fn play_money_never_reserves_a_round(backend: &impl Backend) {
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, &[LOSE]);
+    store.create_player("demo", PlayerKind::Demo, 500).unwrap();
+    let refused = store.reserve_round(&request("demo", Stake::HALF_EURO, "key-1"), "r1", START_MS);
+    assert!(refused.is_err());
+    // Nothing was taken: the demo player still buys the block's only ticket.
+    let sale = sold(sell_one(
+        &*store,
+        request("demo", Stake::HALF_EURO, "key-1"),
+        START_MS,
+    ));
+    assert_eq!(sale.ticket.position, 0);
 }
 
 pub fn lost_rounds_are_released_with_a_rollback(backend: &impl Backend) {
@@ -240,4 +259,38 @@ pub fn lost_rounds_are_released_with_a_rollback(backend: &impl Backend) {
         transaction_ids(&*store),
         vec!["rollback:old", "rollback:retry", "rollback:young"]
     );
+}
+
+pub fn reserved_rounds_count_toward_the_stake_limit(backend: &impl Backend) {
+    use eldorado_api::{AuditActor, LimitKind};
+    use eldorado_server::store::protection::ProtectionUpdate;
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, REAL, &[LOSE, LOSE, LOSE]);
+    store.create_player("op", PlayerKind::Operator, 0).unwrap();
+    let limit = ProtectionUpdate::Limits {
+        weekly_stake_limit_cents: Some(100),
+        weekly_loss_limit_cents: None,
+    };
+    store
+        .update_protection("op", &limit, AuditActor::Player, START_MS)
+        .unwrap()
+        .unwrap();
+    reserved(reserve(&*store, "key-1", "r1"));
+    settled(store.settle_round("r1", 950, START_MS).unwrap());
+    reserved(reserve(&*store, "key-2", "r2"));
+    // One sold and one being paid: a third stake would exceed 100 cents.
+    match reserve(&*store, "key-3", "r3") {
+        ReserveOutcome::Answered(SaleOutcome::LimitReached(limit)) => {
+            assert_eq!(limit.kind, LimitKind::WeeklyStake);
+            assert_eq!((limit.limit_cents, limit.used_cents), (100, 100));
+        }
+        other => panic!("expected the stake limit, got {other:?}"),
+    }
+    let shown = store.protection("op", START_MS).unwrap().unwrap();
+    assert_eq!(shown.stake_used_cents, 100);
+    // A refused debit frees its room again.
+    assert!(store
+        .release_round("r2", Release::Refused, START_MS)
+        .unwrap());
+    reserved(reserve(&*store, "key-3", "r3"));
 }

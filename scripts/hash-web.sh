@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Gives the release bundle in www/pkg/ content-hashed names and writes the
+# page that loads them, www/pkg/index.html (the server serves it at / when
+# present, else the source index.html). A hashed file never changes under
+# its name, so the server lets browsers keep it a year (Cache-Control
+# immutable); the page itself is revalidated on every load (no-cache) and
+# names the new files after each build. Run by scripts/build-web.sh.
+#   www/pkg/eldorado_web_bg-<hash>.wasm   the module
+#   www/pkg/eldorado_web-<hash>.js        the glue, loading that module
+#   www/pkg/main-<hash>.js                www/main.js, importing that glue
+# <hash>: the first 16 hex digits of the file's SHA-256. The unhashed files
+# stay beside them for the tools that read the bundle by name
+# (www/bench/measure.sh, the source index.html).
+# Each of these four files also gets its brotli (.br, quality 11) and gzip
+# (.gz, level 9) forms, which the server sends as the browser accepts:
+# compressed once here at the best level, never per request. Only files
+# written here are precompressed, so none can go stale beside its source.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+pkg=www/pkg
+fail() { echo "hash-web: $*" >&2; exit 1; }
+hash16() { sha256sum "$1" | cut -c1-16; }
+# Names to replace, each checked to be there: a change of wasm-bindgen's
+# glue or of the page must not silently leave the old names in place.
+needs() { grep -qF "$1" "$2" || fail "$2 no longer mentions $1"; }
+
+rm -f "$pkg"/eldorado_web_bg-*.wasm* "$pkg"/eldorado_web-*.js* "$pkg"/main-*.js* "$pkg"/index.html*
+
+wasm=eldorado_web_bg-$(hash16 "$pkg/eldorado_web_bg.wasm").wasm
+cp "$pkg/eldorado_web_bg.wasm" "$pkg/$wasm"
+
+needs "'eldorado_web_bg.wasm'" "$pkg/eldorado_web.js"
+sed "s/'eldorado_web_bg\.wasm'/'$wasm'/" "$pkg/eldorado_web.js" >"$pkg/glue.tmp"
+glue=eldorado_web-$(hash16 "$pkg/glue.tmp").js
+mv "$pkg/glue.tmp" "$pkg/$glue"
+
+needs '"./pkg/eldorado_web.js"' www/main.js
+sed "s#\"./pkg/eldorado_web\.js\"#\"./$glue\"#" www/main.js >"$pkg/main.tmp"
+main=main-$(hash16 "$pkg/main.tmp").js
+mv "$pkg/main.tmp" "$pkg/$main"
+
+needs '"www/pkg/eldorado_web.js"' index.html
+needs '"www/main.js"' index.html
+sed -e "s#\"www/pkg/eldorado_web\.js\"#\"www/pkg/$glue\"#" \
+    -e "s#\"www/main\.js\"#\"www/pkg/$main\"#" index.html >"$pkg/index.html"
+echo "hash-web: $pkg/index.html loads $main, $glue, $wasm"
+
+if ! command -v node >/dev/null; then
+    echo "hash-web: no node (scripts/setup.sh installs it): the server compresses on the fly" >&2
+    exit 0
+fi
+node - "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/index.html" <<'JS'
+const fs = require("fs");
+const zlib = require("zlib");
+for (const file of process.argv.slice(2)) {
+  const raw = fs.readFileSync(file);
+  const br = zlib.brotliCompressSync(raw, {
+    params: {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+    },
+  });
+  fs.writeFileSync(file + ".br", br);
+  fs.writeFileSync(file + ".gz", zlib.gzipSync(raw, { level: 9 }));
+}
+JS
+echo "hash-web: precompressed: $(wc -c <"$pkg/$wasm.br") bytes brotli, $(wc -c <"$pkg/$wasm.gz") bytes gzip for the module"
