@@ -3,7 +3,10 @@
 //! Texts are struct fields rather than lookup keys, so a missing translation
 //! is a compile error, never a blank or a raw key on screen.
 
+mod protection;
 mod trust;
+
+pub use protection::{LimitKind, ProtectionTexts};
 
 use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;
@@ -159,6 +162,8 @@ impl Lang {
             "UNAUTHORIZED" | "FORBIDDEN" => t.err_session,
             "DEMO_DISABLED" => t.err_demo,
             "INVALID_STAKE" => t.err_stake,
+            "LIMIT_REACHED" => self.protection().err_limit,
+            "SELF_EXCLUDED" => self.protection().err_excluded,
             _ => t.err_server,
         }
     }
