@@ -5,8 +5,9 @@
 //! `verification`, `commitments`, `operator_key`, `rules_check`, `history`,
 //! `protection`, `reality_check`, `api`) know nothing of the DOM and are
 //! tested natively; the glue (`app`, `ui`, `board`, `symbols`, `sound`,
-//! `net`, `dom`, `receipt`, `console`) talks to the browser. Outcomes come only from the server's signed sales; the
-//! engine is used here to verify and to draw, never to decide.
+//! `net`, `dom`, `receipt`, `console`) talks to the browser. Outcomes come
+//! only from the server's signed sales; the engine is used here to verify
+//! and to draw, never to decide.
 
 pub mod api;
 pub mod app;
