@@ -121,6 +121,7 @@ impl Backend for FakeBackend {
             expires_at_ms: 0,
             money: state.money,
             unrevealed: state.unrevealed.clone(),
+            protection: Default::default(),
         }))
     }
     fn buy(&self, _token: &str, request: BuyRequest) -> Reply<SaleResponse> {

@@ -1,5 +1,6 @@
 //! The one error shape: `{"error": {"code", "message"}}`.
 
+use crate::protection::LimitReached;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -18,6 +19,15 @@ pub struct ErrorDetail {
     pub code: String,
     /// For humans; never parsed.
     pub message: String,
+    /// `LIMIT_REACHED`: which limit, how much of it is used, when room frees up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<LimitReached>,
+    /// `SELF_EXCLUDED`: the end of the exclusion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded_until_ms: Option<u64>,
+    /// `SELF_EXCLUDED`: `true` when excluded until the operator lifts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded_indefinitely: Option<bool>,
 }
 
 /// The stable error codes; the HTTP status of each is fixed (docs/PROTOCOL.md).
@@ -40,6 +50,10 @@ pub enum ErrorCode {
     /// 429: too many requests of this kind from one address; see `Retry-After`.
     RateLimited,
     SoldOut,
+    /// 403: the sale would exceed a weekly stake or loss limit; see `limit`.
+    LimitReached,
+    /// 403: the player is excluded from play; see `excluded_until_ms`.
+    SelfExcluded,
     /// 503: the server is at its limit of requests in flight; see `Retry-After`.
     Overloaded,
     /// 503: the server did not answer in time. A sale may still have been
@@ -64,6 +78,8 @@ impl ErrorCode {
             ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::SoldOut => "SOLD_OUT",
+            ErrorCode::LimitReached => "LIMIT_REACHED",
+            ErrorCode::SelfExcluded => "SELF_EXCLUDED",
             ErrorCode::Overloaded => "OVERLOADED",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Internal => "INTERNAL",
@@ -77,6 +93,9 @@ impl ErrorBody {
             error: ErrorDetail {
                 code: code.as_str().to_owned(),
                 message: message.into(),
+                limit: None,
+                excluded_until_ms: None,
+                excluded_indefinitely: None,
             },
         }
     }

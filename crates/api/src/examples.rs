@@ -86,8 +86,54 @@ pub fn session() -> Value {
         "balance_cents": 5000,
         "expires_at_ms": 1796286400000u64,
         "money": "real",
-        "unrevealed": null
+        "unrevealed": null,
+        "protection": protection()
     })
+}
+
+pub fn protection() -> Value {
+    json!({
+        "weekly_stake_limit_cents": 1000,
+        "weekly_loss_limit_cents": 3000,
+        "pending_weekly_stake_limit": null,
+        "pending_weekly_loss_limit": {"limit_cents": 5000, "effective_at_ms": 1796372800000u64},
+        "stake_used_cents": 350,
+        "loss_used_cents": 150,
+        "excluded_until_ms": null,
+        "excluded_indefinitely": false,
+        "reality_check_minutes": 30
+    })
+}
+
+pub fn limits_request() -> Value {
+    json!({"weekly_stake_limit_cents": 1000, "weekly_loss_limit_cents": null})
+}
+
+pub fn exclusion_request() -> Value {
+    json!({"days": 7})
+}
+
+pub fn operator_exclusion_request() -> Value {
+    json!({"until_ms": 1798800000000u64})
+}
+
+pub fn reality_check_request() -> Value {
+    json!({"minutes": 30})
+}
+
+pub fn audit_entry() -> Value {
+    json!({
+        "at_ms": 1796200000000u64,
+        "actor": "player",
+        "change": "weekly_loss_limit",
+        "old": 3000,
+        "new": 5000,
+        "effective_at_ms": 1796372800000u64
+    })
+}
+
+pub fn protection_audit() -> Value {
+    json!({"player_id": "casino-7731", "protection": protection(), "audit": [audit_entry()]})
 }
 
 pub fn demo_player_request() -> Value {

@@ -11,6 +11,7 @@ mod config;
 mod error;
 mod health;
 mod history;
+mod protection;
 mod sale;
 mod session;
 mod wallet;
@@ -25,6 +26,11 @@ pub use config::{Config, Odds, PrizeRow};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use health::Health;
 pub use history::{HistoryItem, HistoryPage, SaleStatus};
+pub use protection::{
+    AuditActor, AuditEntry, ExclusionRequest, LimitKind, LimitReached, LimitsRequest,
+    OperatorExclusionRequest, PendingLimit, Protection, ProtectionAudit, ProtectionChange,
+    RealityCheckRequest, DEFAULT_REALITY_CHECK_MINUTES, REALITY_CHECK_MINUTES,
+};
 pub use sale::{BuyRequest, RevealAck, RevealRequest, SaleResponse};
 pub use session::{DemoPlayerRequest, OperatorSessionRequest, Session, SessionsEnded};
 pub use wallet::{Balance, TransferRequest};

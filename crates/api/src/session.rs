@@ -1,5 +1,6 @@
 //! Sessions: a demo player's, or one the operator opens for its player.
 
+use crate::protection::Protection;
 use crate::sale::SaleResponse;
 use eldorado_engine::Money;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,8 @@ pub struct Session {
     /// The player's oldest ticket not fully revealed, so the page can offer to finish it.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub unrevealed: Option<SaleResponse>,
+    /// The player's limits, exclusion and reality-check period.
+    pub protection: Protection,
 }
 
 /// `POST /api/demo/players` takes `{}` (or an empty body).

@@ -49,6 +49,8 @@ fn error_codes() {
         ErrorCode::RequestTimeout,
         ErrorCode::RateLimited,
         ErrorCode::SoldOut,
+        ErrorCode::LimitReached,
+        ErrorCode::SelfExcluded,
         ErrorCode::Overloaded,
         ErrorCode::Timeout,
         ErrorCode::Internal,

@@ -6,7 +6,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use eldorado_api::{ErrorBody, ErrorCode};
+use eldorado_api::{ErrorBody, ErrorCode, LimitKind, LimitReached};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -33,6 +33,14 @@ pub enum ApiError {
     DemoDisabled,
     #[error("no block of this stake is on sale right now; try again shortly")]
     SoldOut,
+    #[error("{}", limit_message(.0))]
+    LimitReached(LimitReached),
+    /// `until_ms` None: until the operator lifts it.
+    #[error("{}", match .until_ms {
+        Some(until) => format!("you are excluded from play until {until} (Unix ms)"),
+        None => "you are excluded from play until the operator lifts it".to_owned(),
+    })]
+    SelfExcluded { until_ms: Option<u64> },
     #[error("the request body did not arrive in time")]
     RequestTimeout,
     #[error("too many {what} from your address; retry in {retry_after_secs} s")]
@@ -66,6 +74,8 @@ impl ApiError {
             ApiError::Conflict(_) => ErrorCode::Conflict,
             ApiError::DemoDisabled => ErrorCode::DemoDisabled,
             ApiError::SoldOut => ErrorCode::SoldOut,
+            ApiError::LimitReached(_) => ErrorCode::LimitReached,
+            ApiError::SelfExcluded { .. } => ErrorCode::SelfExcluded,
             ApiError::RequestTimeout => ErrorCode::RequestTimeout,
             ApiError::RateLimited { .. } => ErrorCode::RateLimited,
             ApiError::Overloaded { .. } => ErrorCode::Overloaded,
@@ -80,7 +90,10 @@ impl ApiError {
             ApiError::InvalidStake(_) | ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::InsufficientFunds { .. } => StatusCode::PAYMENT_REQUIRED,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) | ApiError::DemoDisabled => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_)
+            | ApiError::DemoDisabled
+            | ApiError::LimitReached(_)
+            | ApiError::SelfExcluded { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
@@ -114,6 +127,17 @@ impl ApiError {
     }
 }
 
+fn limit_message(limit: &LimitReached) -> String {
+    let what = match limit.kind {
+        LimitKind::WeeklyStake => "weekly stake",
+        LimitKind::WeeklyLoss => "weekly loss",
+    };
+    format!(
+        "this ticket would exceed your {what} limit of {} cents ({} cents used in the last 7 days)",
+        limit.limit_cents, limit.used_cents
+    )
+}
+
 impl From<crate::store::StoreError> for ApiError {
     fn from(e: crate::store::StoreError) -> ApiError {
         ApiError::Internal(e.to_string())
@@ -131,7 +155,15 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(cause) = &self {
             tracing::error!(%cause, "internal error answered as INTERNAL");
         }
-        let body = ErrorBody::new(self.code(), self.to_string());
+        let mut body = ErrorBody::new(self.code(), self.to_string());
+        match &self {
+            ApiError::LimitReached(limit) => body.error.limit = Some(*limit),
+            ApiError::SelfExcluded { until_ms } => {
+                body.error.excluded_until_ms = *until_ms;
+                body.error.excluded_indefinitely = until_ms.is_none().then_some(true);
+            }
+            _ => {}
+        }
         let mut response = (self.status(), Json(body)).into_response();
         if let Some(secs) = self.retry_after_secs() {
             response

@@ -11,8 +11,9 @@ use crate::routes::{operator, player, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    Health, HistoryPage, OperatorSessionRequest, RevealAck, RevealRequest, SaleResponse, Session,
-    SessionsEnded, TransferRequest,
+    ExclusionRequest, Health, HistoryPage, LimitsRequest, OperatorExclusionRequest,
+    OperatorSessionRequest, Protection, ProtectionAudit, RealityCheckRequest, RevealAck,
+    RevealRequest, SaleResponse, Session, SessionsEnded, TransferRequest,
 };
 use modifiers::{CommonErrors, Security};
 use utoipa::OpenApi;
@@ -39,6 +40,8 @@ use utoipa::OpenApi;
         Config, Session, SaleResponse, BuyRequest, RevealRequest, RevealAck, HistoryPage,
         BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
         ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
+        Protection, LimitsRequest, ExclusionRequest, OperatorExclusionRequest, RealityCheckRequest,
+        ProtectionAudit,
     )),
     modifiers(&Security, &CommonErrors)
 )]

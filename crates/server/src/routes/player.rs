@@ -60,6 +60,7 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
         expires_at_ms: session.expires_at_ms,
         money: player.kind.money(),
         unrevealed,
+        protection: eldorado_api::Protection::default(),
     })
 }
 
