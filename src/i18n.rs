@@ -6,7 +6,7 @@
 mod protection;
 mod trust;
 
-pub use protection::{LimitKind, ProtectionTexts};
+pub use protection::ProtectionTexts;
 
 use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;

@@ -2,6 +2,7 @@
 //! amounts, the self-exclusion in force, the refusals of a sale for a limit
 //! or an exclusion. Pure: the glue is `app::protection`.
 
+use crate::api::{ErrorDetail, LimitReached};
 use crate::money::Notation;
 
 /// The most a limit may be typed as, in cents (one million euros): beyond
@@ -37,7 +38,8 @@ pub fn parse_euros(text: &str) -> Result<Option<u64>, BadAmount> {
         _ => fraction.parse().map_err(|_| BadAmount)?,
     };
     let total = euros * 100 + cents;
-    if total > MAX_LIMIT_CENTS {
+    // A limit of nothing is an exclusion, which has its own buttons.
+    if total == 0 || total > MAX_LIMIT_CENTS {
         return Err(BadAmount);
     }
     Ok(Some(total))
@@ -82,6 +84,29 @@ impl Exclusion {
     }
 }
 
+/// A sale refused by player protection, with what the player must read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    Limit(LimitReached),
+    Excluded(Exclusion),
+}
+
+impl Refusal {
+    /// From the server's error: `None` for any other error, or one of these
+    /// codes without its details (then only the code's sentence shows).
+    pub fn from_detail(detail: &ErrorDetail) -> Option<Refusal> {
+        match detail.code.as_str() {
+            "LIMIT_REACHED" => detail.limit.map(Refusal::Limit),
+            "SELF_EXCLUDED" => match (detail.excluded_indefinitely, detail.excluded_until_ms) {
+                (Some(true), _) => Some(Refusal::Excluded(Exclusion::Indefinite)),
+                (_, Some(until)) => Some(Refusal::Excluded(Exclusion::Until(until))),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// The self-exclusion periods offered, in days (`None`: until the operator
 /// lifts it), in the order of the panel's buttons.
 pub const EXCLUSION_CHOICES: [Option<u32>; 4] = [Some(1), Some(7), Some(30), None];
@@ -113,7 +138,6 @@ mod tests {
         assert_eq!(parse_euros("10,5"), Ok(Some(1050)));
         assert_eq!(parse_euros("10.50"), Ok(Some(1050)));
         assert_eq!(parse_euros(" 0,05 € "), Ok(Some(5)));
-        assert_eq!(parse_euros("0"), Ok(Some(0)));
         assert_eq!(parse_euros("1000000"), Ok(Some(MAX_LIMIT_CENTS)));
     }
 
@@ -141,7 +165,7 @@ mod tests {
     #[test]
     fn limits_shown_for_editing_read_back() {
         for notation in [Notation::FRENCH, Notation::ENGLISH] {
-            for cents in [None, Some(0), Some(1000), Some(1050), Some(5)] {
+            for cents in [None, Some(1000), Some(1050), Some(5)] {
                 let text = cents_to_input(cents, notation);
                 assert_eq!(parse_euros(&text), Ok(cents), "{text}");
             }
@@ -166,6 +190,49 @@ mod tests {
         assert!(!Exclusion::Until(50).active(50));
         assert!(Exclusion::Indefinite.active(u64::MAX));
         assert!(!Exclusion::None.active(0));
+    }
+
+    #[test]
+    fn refusals_read_from_the_servers_error() {
+        let body: crate::api::ErrorBody = serde_json::from_str(
+            r#"{"error": {"code": "LIMIT_REACHED", "message": "limit",
+                "limit": {"kind": "weekly_stake", "limit_cents": 1000,
+                          "used_cents": 950, "frees_at_ms": 1767225600000}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Refusal::from_detail(&body.error),
+            Some(Refusal::Limit(LimitReached {
+                kind: crate::api::LimitKind::WeeklyStake,
+                limit_cents: 1000,
+                used_cents: 950,
+                frees_at_ms: 1_767_225_600_000,
+            }))
+        );
+        let body: crate::api::ErrorBody = serde_json::from_str(
+            r#"{"error": {"code": "SELF_EXCLUDED", "message": "x", "excluded_until_ms": 99}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Refusal::from_detail(&body.error),
+            Some(Refusal::Excluded(Exclusion::Until(99)))
+        );
+        let body: crate::api::ErrorBody = serde_json::from_str(
+            r#"{"error": {"code": "SELF_EXCLUDED", "message": "x", "excluded_indefinitely": true}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Refusal::from_detail(&body.error),
+            Some(Refusal::Excluded(Exclusion::Indefinite))
+        );
+        // Without details, or another code: not a protection refusal.
+        let body: crate::api::ErrorBody =
+            serde_json::from_str(r#"{"error": {"code": "LIMIT_REACHED", "message": "x"}}"#)
+                .unwrap();
+        assert_eq!(Refusal::from_detail(&body.error), None);
+        let body: crate::api::ErrorBody =
+            serde_json::from_str(r#"{"error": {"code": "SOLD_OUT", "message": "x"}}"#).unwrap();
+        assert_eq!(Refusal::from_detail(&body.error), None);
     }
 
     #[test]

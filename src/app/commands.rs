@@ -33,6 +33,11 @@ enum Outcome {
 
 impl Inner {
     pub(super) fn press(this: &Rc<Inner>) {
+        let new_ticket = this.game.borrow().phase() == &Phase::Ready;
+        if new_ticket && !this.may_start_ticket() {
+            this.render();
+            return;
+        }
         this.sound.borrow_mut().unlock();
         let commands = this.game.borrow_mut().press(new_purchase);
         Inner::run(this, commands);
@@ -93,6 +98,10 @@ impl Inner {
                 spawn_local(async move {
                     let outcome = Inner::buy(&weak, backend.as_ref(), &token, request).await;
                     if let Some(inner) = weak.upgrade() {
+                        let sold = matches!(outcome, Outcome::Sold(_));
+                        if let Outcome::Failed(error) = &outcome {
+                            Inner::guard_refused(&inner, error);
+                        }
                         let commands = match outcome {
                             Outcome::Sold(response) => {
                                 let book = inner.book.borrow();
@@ -104,6 +113,9 @@ impl Inner {
                             }
                         };
                         inner.note_verdict();
+                        if sold {
+                            inner.guard_ticket_bought();
+                        }
                         Inner::run(&inner, commands);
                         if inner.game.borrow().ticket().is_none()
                             && inner.game.borrow().phase() == &Phase::Ready
@@ -218,7 +230,7 @@ impl Inner {
     }
 
     /// After a refused sale, the balance shown is the session's, read again.
-    fn refresh_balance(this: &Rc<Inner>) {
+    pub(super) fn refresh_balance(this: &Rc<Inner>) {
         let Some(token) = this.token.borrow().clone() else {
             return;
         };
@@ -228,6 +240,7 @@ impl Inner {
             let session = reply.await.log_failure("reading the balance again");
             if let (Some(inner), Some(session)) = (weak.upgrade(), session) {
                 inner.game.borrow_mut().set_balance(session.balance_cents);
+                inner.guard_session(session.protection);
                 inner.render();
             }
         });

@@ -10,6 +10,7 @@
 
 mod commands;
 mod panels;
+mod protection;
 mod render;
 mod session;
 mod trust;
@@ -72,6 +73,8 @@ struct Inner {
     load_failed: Cell<bool>,
     history_before: Cell<Option<u64>>,
     history_items: RefCell<Vec<HistoryItem>>,
+    /// Player protection: notices, session clock, limits, reality check.
+    guard: protection::Guard,
 }
 
 impl App {
@@ -85,6 +88,7 @@ impl App {
         let stakes = vec![50, 100, 200];
         let ui = Ui::build(root, lang, &stakes)?;
         let board = Board::new(ui.canvas.clone())?;
+        let guard = protection::Guard::new(protection::GuardUi::build(&ui, lang)?, lang);
         let window = crate::dom::window()?;
         let reduced = window
             .match_media("(prefers-reduced-motion: reduce)")
@@ -112,8 +116,10 @@ impl App {
             load_failed: Cell::new(false),
             history_before: Cell::new(None),
             history_items: RefCell::new(Vec::new()),
+            guard,
         });
         Inner::wire(&inner)?;
+        Inner::wire_guard(&inner)?;
         inner.fit_canvas();
         inner.render();
         Inner::load(&inner);
@@ -151,6 +157,17 @@ impl App {
 
     pub fn load_history(&self) {
         Inner::load_history(&self.inner, false);
+    }
+
+    /// Replaces the clock (Unix ms) of the session clock and the reality
+    /// check: tests drive time by hand, then call [`App::clock_tick`].
+    pub fn set_clock(&self, clock: Rc<dyn Fn() -> f64>) {
+        self.inner.set_guard_clock(clock);
+    }
+
+    /// Runs the session clock's tick now instead of waiting for it.
+    pub fn clock_tick(&self) {
+        Inner::guard_tick(&self.inner);
     }
 }
 

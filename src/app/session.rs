@@ -83,9 +83,10 @@ impl Inner {
             operator.key,
             player,
             session.balance_cents,
-            session.unrevealed,
+            session.unrevealed.clone(),
         );
         self.render();
+        Inner::guard_started(self, &session);
     }
 
     /// The operator key cannot be trusted: the game stays stopped, with no

@@ -5,13 +5,7 @@
 
 use super::Lang;
 use crate::money::format_cents;
-
-/// Which weekly limit a refusal is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LimitKind {
-    Stake,
-    Loss,
-}
+use eldorado_api::LimitKind;
 
 pub struct ProtectionTexts {
     /// The visible badge next to the title.
@@ -226,16 +220,16 @@ impl Lang {
         let money = self.money_notation();
         let (limit, used) = (format_cents(limit, money), format_cents(used, money));
         match (self, kind) {
-            (Lang::Fr, LimitKind::Stake) => format!(
+            (Lang::Fr, LimitKind::WeeklyStake) => format!(
                 "Mise refusée : votre limite de mises de {limit} par semaine est atteinte ({used} misés sur les 7 derniers jours). Cette mise sera de nouveau possible le {frees_at}."
             ),
-            (Lang::Fr, LimitKind::Loss) => format!(
+            (Lang::Fr, LimitKind::WeeklyLoss) => format!(
                 "Mise refusée : votre limite de pertes de {limit} par semaine est atteinte ({used} perdus sur les 7 derniers jours). Cette mise sera de nouveau possible le {frees_at}."
             ),
-            (Lang::En, LimitKind::Stake) => format!(
+            (Lang::En, LimitKind::WeeklyStake) => format!(
                 "Stake refused: your weekly stake limit of {limit} is reached ({used} staked in the last 7 days). This stake will be possible again on {frees_at}."
             ),
-            (Lang::En, LimitKind::Loss) => format!(
+            (Lang::En, LimitKind::WeeklyLoss) => format!(
                 "Stake refused: your weekly loss limit of {limit} is reached ({used} lost in the last 7 days). This stake will be possible again on {frees_at}."
             ),
         }
@@ -273,11 +267,11 @@ mod tests {
 
     #[test]
     fn refusals_name_limit_use_and_date() {
-        let text = Lang::Fr.limit_reached(LimitKind::Stake, 1000, 950, "05/12/2026 14:32");
+        let text = Lang::Fr.limit_reached(LimitKind::WeeklyStake, 1000, 950, "05/12/2026 14:32");
         assert!(text.contains("10,00\u{A0}€"), "{text}");
         assert!(text.contains("9,50\u{A0}€"), "{text}");
         assert!(text.contains("05/12/2026 14:32"), "{text}");
-        let text = Lang::En.limit_reached(LimitKind::Loss, 5000, 5000, "5 Dec");
+        let text = Lang::En.limit_reached(LimitKind::WeeklyLoss, 5000, 5000, "5 Dec");
         assert!(text.contains("weekly loss limit of €50.00"), "{text}");
     }
 
