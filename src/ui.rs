@@ -137,6 +137,7 @@ impl Ui {
         let row = child(&head, "tr", "")?;
         for title in [
             t.history_time,
+            lang.protection().history_block,
             t.stake,
             t.history_result,
             t.history_status,
@@ -347,6 +348,12 @@ pub fn history_row(
     };
     let when: String = date.to_locale_string(locale, &JsValue::UNDEFINED).into();
     text_child(&row, "td", "", &when)?;
+    text_child(
+        &row,
+        "td",
+        "eld-history-block",
+        &format!("{} / {}", item.block, item.position),
+    )?;
     text_child(&row, "td", "", &format_cents(item.stake_cents, money))?;
     let cell = child(&row, "td", "eld-history-result")?;
     fill_row_result(&cell, lang, result);

@@ -605,10 +605,9 @@ impl Inner {
     pub(super) fn guard_tick(this: &Rc<Inner>) {
         let guard = &this.guard;
         let now = guard.now();
-        let in_ticket = {
-            let game = this.game.borrow();
-            game.phase() != &Phase::Ready || game.popup().is_some()
-        };
+        // A ticket is bought, revealed, then over (its popup may stay):
+        // only then may the check come.
+        let in_ticket = this.game.borrow().phase() != &Phase::Ready;
         let (played, came) = {
             let mut check = guard.check.borrow_mut();
             let Some(check) = check.as_mut() else {

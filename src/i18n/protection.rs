@@ -52,6 +52,8 @@ pub struct ProtectionTexts {
     pub stopped: &'static str,
     pub err_limit: &'static str,
     pub err_excluded: &'static str,
+    /// The history's column naming each ticket's block and position.
+    pub history_block: &'static str,
 }
 
 pub static FR: ProtectionTexts = ProtectionTexts {
@@ -92,7 +94,7 @@ pub static FR: ProtectionTexts = ProtectionTexts {
         "Jusqu'à levée par l'opérateur",
     ],
     irreversible: "Définitif : ne peut être ni annulé ni raccourci",
-    excluded_indefinitely: "Vous vous êtes exclu du jeu jusqu'à ce que l'opérateur lève l'exclusion : aucun ticket ne peut être acheté.",
+    excluded_indefinitely: "Vous êtes exclu du jeu jusqu'à ce que l'opérateur lève l'exclusion : aucun ticket ne peut être acheté.",
     history_still_open: "Votre historique reste consultable.",
     reality_title: "Point sur votre jeu",
     time_played: "Temps de jeu",
@@ -104,7 +106,8 @@ pub static FR: ProtectionTexts = ProtectionTexts {
     stop_playing: "Arrêter de jouer",
     stopped: "Vous avez arrêté de jouer pour cette session. Rechargez la page pour rejouer.",
     err_limit: "Mise refusée : une de vos limites de jeu est atteinte.",
-    err_excluded: "Mise refusée : vous vous êtes exclu du jeu.",
+    err_excluded: "Mise refusée : vous êtes exclu du jeu.",
+    history_block: "Bloc / position",
 };
 
 pub static EN: ProtectionTexts = ProtectionTexts {
@@ -145,7 +148,7 @@ pub static EN: ProtectionTexts = ProtectionTexts {
         "Until the operator lifts it",
     ],
     irreversible: "Final: cannot be undone or shortened",
-    excluded_indefinitely: "You excluded yourself from play until the operator lifts it: no ticket can be bought.",
+    excluded_indefinitely: "You are excluded from play until the operator lifts it: no ticket can be bought.",
     history_still_open: "Your history stays available.",
     reality_title: "Reality check",
     time_played: "Time played",
@@ -157,7 +160,8 @@ pub static EN: ProtectionTexts = ProtectionTexts {
     stop_playing: "Stop playing",
     stopped: "You stopped playing for this session. Reload the page to play again.",
     err_limit: "Stake refused: one of your play limits is reached.",
-    err_excluded: "Stake refused: you excluded yourself from play.",
+    err_excluded: "Stake refused: you are excluded from play.",
+    history_block: "Block / position",
 };
 
 impl Lang {
@@ -196,10 +200,10 @@ impl Lang {
     pub fn excluded_until(self, date: &str) -> String {
         match self {
             Lang::Fr => format!(
-                "Vous vous êtes exclu du jeu jusqu'au {date} : aucun ticket ne peut être acheté d'ici là."
+                "Vous êtes exclu du jeu jusqu'au {date} : aucun ticket ne peut être acheté d'ici là."
             ),
             Lang::En => {
-                format!("You excluded yourself from play until {date}: no ticket can be bought until then.")
+                format!("You are excluded from play until {date}: no ticket can be bought until then.")
             }
         }
     }

@@ -8,8 +8,9 @@
 
 use eldorado_engine::{ClientNonce, Money, SignedCommitment};
 use eldorado_web::api::{
-    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, HistoryItem, HistoryPage, NetError,
-    RevealAck, SaleResponse, SaleStatus, Session,
+    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ExclusionRequest, HistoryItem,
+    HistoryPage, LimitsRequest, NetError, Protection, RealityCheckRequest, RevealAck, SaleResponse,
+    SaleStatus, Session,
 };
 use eldorado_web::app::App;
 use eldorado_web::fixtures::{self, FixtureBlock};
@@ -55,6 +56,18 @@ pub struct FakeState {
     pub receipts: Vec<u64>,
     /// Every `/api/blocks` request, counted.
     pub block_lists: u32,
+    /// The session's protection (`Session.protection`, `GET /api/limits`).
+    pub protection: Protection,
+    /// Refuses every purchase with this error (after recording its key).
+    pub refuse_sales: Option<NetError>,
+    /// Every `PUT /api/limits` body, in order.
+    pub limits_requests: Vec<LimitsRequest>,
+    /// Every `POST /api/exclusion` body, in order.
+    pub exclusion_requests: Vec<ExclusionRequest>,
+    /// Every `PUT /api/reality-check` body, in order.
+    pub reality_requests: Vec<RealityCheckRequest>,
+    /// Every `GET /api/limits`, counted.
+    pub limits_reads: u32,
 }
 
 #[derive(Clone)]
@@ -84,6 +97,12 @@ impl FakeBackend {
                 nonces: Vec::new(),
                 receipts: Vec::new(),
                 block_lists: 0,
+                protection: Protection::default(),
+                refuse_sales: None,
+                limits_requests: Vec::new(),
+                exclusion_requests: Vec::new(),
+                reality_requests: Vec::new(),
+                limits_reads: 0,
             })),
         }
     }
@@ -121,7 +140,7 @@ impl Backend for FakeBackend {
             expires_at_ms: 0,
             money: state.money,
             unrevealed: state.unrevealed.clone(),
-            protection: Default::default(),
+            protection: state.protection.clone(),
         }))
     }
     fn buy(&self, _token: &str, request: BuyRequest) -> Reply<SaleResponse> {
@@ -130,6 +149,9 @@ impl Backend for FakeBackend {
         state.nonces.push(request.client_nonce);
         if let Some(&index) = state.by_key.get(&request.idempotency_key) {
             return reply(Ok(state.sales[index].clone()));
+        }
+        if let Some(refusal) = state.refuse_sales.clone() {
+            return reply(Err(refusal));
         }
         if state.replay {
             if let Some(first) = state.sales.first() {
@@ -224,6 +246,40 @@ impl Backend for FakeBackend {
             next_before: None,
         }))
     }
+    fn limits(&self, _token: &str) -> Reply<Protection> {
+        self.state.borrow_mut().limits_reads += 1;
+        self.protection_answer()
+    }
+    fn set_limits(&self, _token: &str, request: LimitsRequest) -> Reply<Protection> {
+        {
+            let mut state = self.state.borrow_mut();
+            state.protection.weekly_stake_limit_cents = request.weekly_stake_limit_cents;
+            state.protection.weekly_loss_limit_cents = request.weekly_loss_limit_cents;
+            state.limits_requests.push(request);
+        }
+        self.protection_answer()
+    }
+    fn exclude(&self, _token: &str, request: ExclusionRequest) -> Reply<Protection> {
+        {
+            let mut state = self.state.borrow_mut();
+            match request.days {
+                Some(days) => {
+                    state.protection.excluded_until_ms = Some(now_ms() + u64::from(days) * DAY_MS)
+                }
+                None => state.protection.excluded_indefinitely = true,
+            }
+            state.exclusion_requests.push(request);
+        }
+        self.protection_answer()
+    }
+    fn set_reality_check(&self, _token: &str, request: RealityCheckRequest) -> Reply<Protection> {
+        {
+            let mut state = self.state.borrow_mut();
+            state.protection.reality_check_minutes = request.minutes;
+            state.reality_requests.push(request);
+        }
+        self.protection_answer()
+    }
     fn blocks(&self) -> Reply<BlockList> {
         let mut state = self.state.borrow_mut();
         state.block_lists += 1;
@@ -243,6 +299,21 @@ impl Backend for FakeBackend {
                 .collect(),
         }))
     }
+}
+
+/// Player protection as a lenient server: changes apply at once (the 48-hour
+/// delay is the real server's, tested there).
+impl FakeBackend {
+    fn protection_answer(&self) -> Reply<Protection> {
+        reply(Ok(self.state.borrow().protection.clone()))
+    }
+}
+
+pub const DAY_MS: u64 = 86_400_000;
+
+/// The fake server's clock for exclusions.
+pub fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
 }
 
 pub async fn sleep(ms: i32) {
