@@ -519,3 +519,84 @@ async fn the_reality_check_comes_before_the_next_ticket_and_stop_is_final() {
     assert!(query(&root, ".eld-reality").hidden());
     assert!(play_disabled(&root));
 }
+
+// ---------------------------------------------------------------- layout
+
+/// The page's own style sheet in the test page, removed when dropped.
+struct StyleSheet(web_sys::Element);
+
+impl StyleSheet {
+    fn inject() -> StyleSheet {
+        let doc = web_sys::window().unwrap().document().unwrap();
+        let style = doc.create_element("style").unwrap();
+        style.set_text_content(Some(include_str!("../www/style.css")));
+        doc.body().unwrap().append_child(&style).unwrap();
+        StyleSheet(style)
+    }
+}
+
+impl Drop for StyleSheet {
+    fn drop(&mut self) {
+        self.0.remove();
+    }
+}
+
+/// Every visible control under `selector` is at least 44 px high and
+/// inside `root`'s width.
+fn assert_touchable(root: &web_sys::Element, selector: &str) {
+    let bounds = root.get_bounding_client_rect();
+    let controls = root
+        .query_selector_all(&format!(
+            "{selector} button, {selector} input, {selector} summary"
+        ))
+        .unwrap();
+    assert!(controls.length() > 0, "no control under {selector}");
+    for i in 0..controls.length() {
+        let control: web_sys::Element = controls.item(i).unwrap().dyn_into().unwrap();
+        let rect = control.get_bounding_client_rect();
+        if rect.width() == 0.0 {
+            continue;
+        }
+        let name = control.outer_html();
+        assert!(rect.height() >= 44.0, "{} px high: {name}", rect.height());
+        assert!(
+            rect.right() <= bounds.right() + 0.5 && rect.left() >= bounds.left() - 0.5,
+            "outside the 400 px: {name}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn protection_fits_400_px_with_44_px_targets() {
+    let _css = StyleSheet::inject();
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    backend.state.borrow_mut().protection = Protection {
+        weekly_stake_limit_cents: Some(1000),
+        pending_weekly_stake_limit: Some(PendingLimit {
+            limit_cents: None,
+            effective_at_ms: 1_767_225_600_000,
+        }),
+        reality_check_minutes: 15,
+        ..Protection::default()
+    };
+    let (root, app) = mount(&backend, Lang::Fr);
+    root.style().set_property("width", "400px").unwrap();
+    let now = Rc::new(Cell::new(1_767_225_600_000.0));
+    let clock = now.clone();
+    app.set_clock(Rc::new(move || clock.get()));
+    ready(&app).await;
+    click(&root, ".eld-limits-open");
+    assert!(
+        root.scroll_width() <= root.client_width(),
+        "no sideways scrolling: {} > {}",
+        root.scroll_width(),
+        root.client_width()
+    );
+    assert_touchable(&root, ".eld-guard");
+    assert_touchable(&root, ".eld-limits");
+    now.set(now.get() + 15.0 * 60_000.0);
+    app.clock_tick();
+    assert!(!query(&root, ".eld-reality").hidden());
+    assert_touchable(&root, ".eld-reality");
+    web_sys::console::log_1(&root.outer_html().into());
+}
