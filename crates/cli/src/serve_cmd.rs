@@ -3,6 +3,7 @@
 use clap::Args;
 use eldorado_server::config::Limits;
 use eldorado_server::database::Database;
+use eldorado_server::store::protection::ProtectionDefaults;
 use eldorado_server::Config;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -87,6 +88,15 @@ pub struct ServeArgs {
     /// Seconds a block export download may take before it is cut off.
     #[arg(long, default_value_t = 600)]
     export_deadline_secs: u64,
+    /// Weekly stake limit, in cents, given to each new real-money player at
+    /// its first sale (it may lower it at once, raise it 48 h later). None
+    /// unless given.
+    #[arg(long, value_name = "CENTS")]
+    default_weekly_stake_limit: Option<u64>,
+    /// Minutes of play between reality checks for players who chose none
+    /// (15, 30 or 60).
+    #[arg(long, default_value_t = 60)]
+    reality_check_minutes: u32,
 }
 
 pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
@@ -119,6 +129,10 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         session_cache: args.session_cache,
         session_sweep: Duration::from_secs(args.session_sweep_secs),
         export_deadline: Duration::from_secs(args.export_deadline_secs),
+    };
+    config.protection = ProtectionDefaults {
+        weekly_stake_limit_cents: args.default_weekly_stake_limit,
+        reality_check_minutes: args.reality_check_minutes,
     };
     config.check()?;
     if let Some(seed) = config.demo_seed {

@@ -1,6 +1,8 @@
 //! What `eldorado serve` is told on its command line.
 
 use crate::database::Database;
+use crate::store::protection::{ProtectionDefaults, MAX_LIMIT_CENTS};
+use eldorado_api::REALITY_CHECK_MINUTES;
 use eldorado_engine::Money;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -41,6 +43,9 @@ pub struct Config {
     pub block_poll: Duration,
     /// Resource limits: every one has a flag of `eldorado serve`.
     pub limits: Limits,
+    /// Player protection for players without settings of their own
+    /// (`--default-weekly-stake-limit`, `--reality-check-minutes`).
+    pub protection: ProtectionDefaults,
 }
 
 /// What one client, or all of them together, may hold of the server.
@@ -111,6 +116,7 @@ impl Config {
             key_file: None,
             block_poll: Duration::from_secs(1),
             limits: Limits::default(),
+            protection: ProtectionDefaults::default(),
         }
     }
 
@@ -145,6 +151,18 @@ impl Config {
                 "--frame-ancestors {:?}: give CSP sources separated by spaces, e.g. \"'self' https://portal.example\"",
                 self.frame_ancestors
             ));
+        }
+        if self
+            .protection
+            .weekly_stake_limit_cents
+            .is_some_and(|l| !(1..=MAX_LIMIT_CENTS).contains(&l))
+        {
+            return Err(format!(
+                "--default-weekly-stake-limit must be 1..={MAX_LIMIT_CENTS} cents"
+            ));
+        }
+        if !REALITY_CHECK_MINUTES.contains(&self.protection.reality_check_minutes) {
+            return Err("--reality-check-minutes must be 15, 30 or 60".to_owned());
         }
         if self.max_batch == 0 {
             return Err("the sale batch size must be at least 1".to_owned());

@@ -96,6 +96,7 @@ impl AppState {
         let database = config.database();
         tracing::info!(database = %database.describe(), "opening the store");
         let store = database.open(config.pool_size, Arc::clone(&clock))?;
+        store.set_protection_defaults(config.protection);
         let (key, operator_key_digest) =
             keys::operator_keys(config.key_file.as_deref(), &*store, dir)?;
         let key = Arc::new(key);

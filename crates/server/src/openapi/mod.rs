@@ -7,7 +7,7 @@ mod modifiers;
 #[cfg(test)]
 mod tests;
 
-use crate::routes::{operator, player, public};
+use crate::routes::{operator, player, protection, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
@@ -33,6 +33,9 @@ use utoipa::OpenApi;
         player::sale, player::reveal, player::history,
         operator::create_session, operator::credit, operator::debit, operator::end_sessions,
         operator::close_block,
+        protection::get_limits, protection::put_limits, protection::post_exclusion,
+        protection::put_reality_check, protection::operator_put_limits,
+        protection::operator_put_exclusion, protection::operator_protection,
     ),
     // Listed so that every body type is in the document with its example,
     // also those only reached through another type.

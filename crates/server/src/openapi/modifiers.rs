@@ -57,9 +57,14 @@ impl Modify for CommonErrors {
             if path.ends_with("/openapi.json") || path.ends_with("/health") {
                 continue;
             }
-            for operation in [&mut item.get, &mut item.post, &mut item.delete]
-                .into_iter()
-                .flatten()
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
             {
                 let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
                 let extra = secured.then_some(UNAUTHORIZED);

@@ -2,7 +2,7 @@
 //! OpenAPI test checks the document against it, so a route can be neither
 //! served undocumented nor documented unserved.
 
-use super::{operator, player, public};
+use super::{operator, player, protection, public};
 use crate::state::AppState;
 use axum::handler::Handler;
 use axum::http::Method;
@@ -34,6 +34,14 @@ impl Endpoint {
             method: Method::DELETE,
             path,
             route: routing::delete(handler),
+        }
+    }
+
+    fn put<H: Handler<T, AppState>, T: 'static>(path: &'static str, handler: H) -> Endpoint {
+        Endpoint {
+            method: Method::PUT,
+            path,
+            route: routing::put(handler),
         }
     }
 
@@ -69,5 +77,21 @@ pub fn endpoints() -> Vec<Endpoint> {
             operator::end_sessions,
         ),
         Endpoint::post("/operator/blocks/{block}/close", operator::close_block),
+        Endpoint::get("/limits", protection::get_limits),
+        Endpoint::put("/limits", protection::put_limits),
+        Endpoint::post("/exclusion", protection::post_exclusion),
+        Endpoint::put("/reality-check", protection::put_reality_check),
+        Endpoint::put(
+            "/operator/players/{player_id}/limits",
+            protection::operator_put_limits,
+        ),
+        Endpoint::put(
+            "/operator/players/{player_id}/exclusion",
+            protection::operator_put_exclusion,
+        ),
+        Endpoint::get(
+            "/operator/players/{player_id}/protection",
+            protection::operator_protection,
+        ),
     ]
 }

@@ -5,6 +5,7 @@ mod bodies;
 mod endpoints;
 pub(crate) mod operator;
 pub(crate) mod player;
+pub(crate) mod protection;
 pub(crate) mod public;
 
 pub use endpoints::{endpoints, Endpoint, PREFIX};

@@ -32,7 +32,7 @@ fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
 /// Largest single transfer: 1,000,000.00 €.
 const MAX_TRANSFER_CENTS: u64 = 100_000_000;
 
-fn check_player_id(id: &str) -> Result<(), ApiError> {
+pub(super) fn check_player_id(id: &str) -> Result<(), ApiError> {
     let ok = (1..=64).contains(&id.len())
         && id
             .bytes()

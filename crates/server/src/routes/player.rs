@@ -53,6 +53,10 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
         .unrevealed(&session.player_id)?
         .map(|record| sale_body(state, &record))
         .transpose()?;
+    let protection = state
+        .store
+        .protection(&session.player_id, state.clock.now_ms())?
+        .ok_or_else(|| ApiError::internal("a session of a missing player"))?;
     Ok(SessionBody {
         token: session.token.clone(),
         player_id: session.player_id.to_string(),
@@ -60,7 +64,7 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
         expires_at_ms: session.expires_at_ms,
         money: player.kind.money(),
         unrevealed,
-        protection: eldorado_api::Protection::default(),
+        protection,
     })
 }
 
@@ -193,6 +197,7 @@ fn parse_stake(value: &Value) -> Result<Stake, ApiError> {
         (status = 200, description = "The signed sale, its `client_nonce` the request's (the same sale again, first nonce included, for a retried key)", body = SaleResponse),
         (status = 400, description = "BAD_REQUEST (also for a `client_nonce` that is not 32 lowercase hex digits), or INVALID_STAKE for a number that is not a stake", body = ErrorBody),
         (status = 402, description = "INSUFFICIENT_FUNDS", body = ErrorBody),
+        (status = 403, description = "LIMIT_REACHED: the stake would exceed the weekly stake limit, or (counted as lost) the weekly loss limit; `limit` says which, how much is used and when room frees up. SELF_EXCLUDED: the player is excluded until `excluded_until_ms` (or `excluded_indefinitely`). Nothing was sold", body = ErrorBody),
         (status = 409, description = "CONFLICT: the idempotency key was used at another stake", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: too many sales from this address (`Retry-After`)", body = ErrorBody),
         (status = 503, description = "SOLD_OUT: no block of this stake and of the player's money on sale; OVERLOADED or TIMEOUT: retry with the same key", body = ErrorBody),
@@ -230,6 +235,8 @@ pub async fn create_sale(
             })
         }
         SaleOutcome::SoldOut => return Err(ApiError::SoldOut),
+        SaleOutcome::LimitReached(limit) => return Err(ApiError::LimitReached(limit)),
+        SaleOutcome::SelfExcluded { until_ms } => return Err(ApiError::SelfExcluded { until_ms }),
         SaleOutcome::UnknownPlayer => {
             return Err(ApiError::internal("a session of a missing player"))
         }

@@ -113,4 +113,22 @@ impl Store for FailingStore {
     fn totals(&self) -> StoreResult<Totals> {
         self.inner.totals()
     }
+    fn set_protection_defaults(&self, defaults: protection::ProtectionDefaults) {
+        self.inner.set_protection_defaults(defaults)
+    }
+    fn protection(&self, id: &str, now_ms: u64) -> StoreResult<Option<eldorado_api::Protection>> {
+        self.inner.protection(id, now_ms)
+    }
+    fn update_protection(
+        &self,
+        id: &str,
+        update: &protection::ProtectionUpdate,
+        actor: eldorado_api::AuditActor,
+        now_ms: u64,
+    ) -> StoreResult<Result<eldorado_api::Protection, protection::UpdateRefusal>> {
+        self.inner.update_protection(id, update, actor, now_ms)
+    }
+    fn protection_audit(&self, id: &str) -> StoreResult<Vec<eldorado_api::AuditEntry>> {
+        self.inner.protection_audit(id)
+    }
 }

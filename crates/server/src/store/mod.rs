@@ -12,14 +12,17 @@
 pub mod failing;
 pub mod lease;
 pub mod postgres;
+pub mod protection;
 pub mod sale_batch;
 pub mod sqlite;
 pub mod switch_over;
 pub mod tx;
 pub mod wallet;
 
+use eldorado_api::{AuditActor, AuditEntry, LimitReached, Protection};
 use eldorado_engine::{Block, ClientNonce, Hash, Money, Params, SignedCommitment, Stake, Ticket};
 pub use lease::GenerationLease;
+use protection::{ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -271,6 +274,12 @@ pub enum SaleOutcome {
     },
     SoldOut,
     UnknownPlayer,
+    /// The stake would exceed a weekly limit; nothing was written.
+    LimitReached(LimitReached),
+    /// The player is excluded (`None`: until the operator lifts it).
+    SelfExcluded {
+        until_ms: Option<u64>,
+    },
     /// This sale failed inside the store and was undone alone; the cause is
     /// for the log, never for the client.
     Faulted(String),
@@ -390,6 +399,23 @@ pub trait Store: Send + Sync + 'static {
     /// `None` if the player has no such sale.
     fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>>;
     fn totals(&self) -> StoreResult<Totals>;
+
+    /// What applies to players without protection settings of their own
+    /// (the flags of `eldorado serve`); none until set.
+    fn set_protection_defaults(&self, defaults: ProtectionDefaults);
+    /// The player's protection at `now_ms`; `None` for an unknown player.
+    fn protection(&self, player_id: &str, now_ms: u64) -> StoreResult<Option<Protection>>;
+    /// Applies a change in one transaction with its audit entries, and
+    /// answers the protection after it; a refusal writes nothing.
+    fn update_protection(
+        &self,
+        player_id: &str,
+        update: &ProtectionUpdate,
+        actor: AuditActor,
+        now_ms: u64,
+    ) -> StoreResult<Result<Protection, UpdateRefusal>>;
+    /// Every recorded change of the player's protection, newest first.
+    fn protection_audit(&self, player_id: &str) -> StoreResult<Vec<AuditEntry>>;
 
     /// The right to generate blocks, held by one process of a deployment at
     /// a time; `None` while another process holds it. A backend used by one

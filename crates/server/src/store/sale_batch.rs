@@ -12,6 +12,7 @@
 //! corrupt data, even a panic) is undone alone and answered `Faulted`, and
 //! the other sales of the batch still commit.
 
+use super::protection::{check_sale, ProtectionDefaults, Refusal};
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
 use super::{corrupt, BlockStatus, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
@@ -28,6 +29,7 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
     tx: &mut T,
     requests: &[SaleRequest],
     now_ms: u64,
+    protection: &ProtectionDefaults,
 ) -> StoreResult<Vec<SaleOutcome>> {
     // The open block per stake and money, read once per batch rather than
     // once per sale; `None` is remembered too, so a sold-out line costs no
@@ -39,7 +41,7 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
         // A panic is a fault of this sale like an error: the transaction
         // is still usable once its writes are rolled back to the savepoint.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            sell_one(tx, &mut open, request, now_ms)
+            sell_one(tx, &mut open, request, now_ms, protection)
         }))
         .unwrap_or_else(|_| Err(corrupt("a sale panicked")));
         match result {
@@ -64,6 +66,7 @@ fn sell_one<T: SaleTx + ?Sized>(
     open: &mut OpenBlocks,
     request: &SaleRequest,
     now_ms: u64,
+    protection: &ProtectionDefaults,
 ) -> StoreResult<SaleOutcome> {
     let stake = request.stake.cents();
     if let Some((sale_id, sale_stake)) =
@@ -80,6 +83,13 @@ fn sell_one<T: SaleTx + ?Sized>(
     let Some((kind, balance)) = tx.player_for_update(&request.player_id)? else {
         return Ok(SaleOutcome::UnknownPlayer);
     };
+    // Under the player's lock: the sales of this batch before this one are
+    // in the window already, and no other transaction can add one.
+    match check_sale(tx, &request.player_id, kind, stake, now_ms, protection)? {
+        Some(Refusal::Excluded { until_ms }) => return Ok(SaleOutcome::SelfExcluded { until_ms }),
+        Some(Refusal::Limit(limit)) => return Ok(SaleOutcome::LimitReached(limit)),
+        None => {}
+    }
     let line = (stake, kind.money());
     if balance < stake {
         return Ok(SaleOutcome::InsufficientFunds {

@@ -10,6 +10,7 @@
 //! transaction until it ends (`SELECT ... FOR UPDATE` in PostgreSQL; free in
 //! SQLite, whose writer holds the whole database).
 
+use super::protection::ProtectionTx;
 use super::{BlockStatus, PlayerKind, SaleRecord, StoreResult, TransferKind};
 use eldorado_engine::{ClientNonce, Money, Ticket};
 
@@ -97,7 +98,7 @@ pub trait BlockTx {
 }
 
 /// Everything a sale touches.
-pub trait SaleTx: WalletTx + BlockTx {
+pub trait SaleTx: WalletTx + BlockTx + ProtectionTx {
     /// The sale id and stake already recorded under an idempotency key.
     fn sale_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<(u64, u64)>>;
     fn sale_by_id(&mut self, sale_id: u64) -> StoreResult<Option<SaleRecord>>;

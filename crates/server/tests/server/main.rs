@@ -6,6 +6,7 @@ mod client_nonce;
 mod common;
 mod concurrency;
 mod money_lines;
+mod protection;
 mod restart_rollover;
 mod robustness;
 mod seed_policy;

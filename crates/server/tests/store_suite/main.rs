@@ -3,6 +3,7 @@
 //! durability); `store_suite!` turns each case into a test for one backend.
 //! A new backend adds one `store_suite!` line and nothing else.
 
+mod protection;
 mod suite;
 #[path = "../support/test_database.rs"]
 mod test_database;
@@ -20,6 +21,12 @@ pub trait Backend {
     fn clock(&self) -> &Arc<ManualClock>;
 }
 
+/// Every case, wherever it is written.
+mod cases {
+    pub use crate::protection::*;
+    pub use crate::suite::*;
+}
+
 macro_rules! store_suite {
     ($backend:ident, $new:expr, [$($case:ident),* $(,)?]) => {
         mod $backend {
@@ -28,7 +35,7 @@ macro_rules! store_suite {
                 fn $case() {
                     // `None`: the backend cannot run here, and said why.
                     if let Some(backend) = $new {
-                        crate::suite::$case(&backend);
+                        crate::cases::$case(&backend);
                     }
                 }
             )*
@@ -52,6 +59,12 @@ macro_rules! all_cases {
                 blocks_and_tickets_round_trip,
                 sessions_and_reveals,
                 everything_survives_a_reopen,
+                concurrent_sales_never_overshoot_a_stake_limit,
+                the_loss_limit_counts_each_stake_as_lost,
+                a_raised_limit_waits_48_hours_a_lowered_one_applies_at_once,
+                exclusions_refuse_every_sale_and_only_lengthen,
+                invalid_changes_change_nothing,
+                the_default_stake_limit_stays_with_each_new_real_money_player,
             ]
         );
     };

@@ -14,9 +14,9 @@ use eldorado_server::store::{
 };
 use std::time::Duration;
 
-const LOSE: &[&str] = &["CSDRS/DRSCR/SDRMR"];
+pub(crate) const LOSE: &[&str] = &["CSDRS/DRSCR/SDRMR"];
 /// Two stakes on the top line.
-const WIN_2: &[&str] = &["PPSDR/DRSCR/SDRMR"];
+pub(crate) const WIN_2: &[&str] = &["PPSDR/DRSCR/SDRMR"];
 /// One Extra grid, which wins two stakes.
 const EXTRA_WIN_2: &[&str] = &["PCSDR/DRSCR/SDRMR", "PPSDR/DRSCR/RDSCD"];
 
@@ -54,10 +54,16 @@ fn block(id: u64, stake: Stake, money: Money, grids: &[&[&str]]) -> (Block, Sign
 }
 
 /// Demo players buy from play-money blocks, operator players from real ones.
-const PLAY: Money = Money::Play;
-const REAL: Money = Money::Real;
+pub(crate) const PLAY: Money = Money::Play;
+pub(crate) const REAL: Money = Money::Real;
 
-fn insert(store: &dyn Store, id: u64, stake: Stake, money: Money, grids: &[&[&str]]) -> Block {
+pub(crate) fn insert(
+    store: &dyn Store,
+    id: u64,
+    stake: Stake,
+    money: Money,
+    grids: &[&[&str]],
+) -> Block {
     let (block, signed) = block(id, stake, money, grids);
     store
         .insert_block(&block, &signed, BlockSeeding::Os)
@@ -74,7 +80,7 @@ fn nonce(key: &str) -> ClientNonce {
     ClientNonce(bytes)
 }
 
-fn request(player: &str, stake: Stake, key: &str) -> SaleRequest {
+pub(crate) fn request(player: &str, stake: Stake, key: &str) -> SaleRequest {
     SaleRequest {
         player_id: player.to_owned(),
         stake,
@@ -83,20 +89,20 @@ fn request(player: &str, stake: Stake, key: &str) -> SaleRequest {
     }
 }
 
-fn sold(outcome: SaleOutcome) -> SaleRecord {
+pub(crate) fn sold(outcome: SaleOutcome) -> SaleRecord {
     match outcome {
         SaleOutcome::Sold(record) => record,
         other => panic!("expected a sale, got {other:?}"),
     }
 }
 
-fn sell_one(store: &dyn Store, request: SaleRequest, now_ms: u64) -> SaleOutcome {
+pub(crate) fn sell_one(store: &dyn Store, request: SaleRequest, now_ms: u64) -> SaleOutcome {
     let mut outcomes = store.sell_batch(&[request], now_ms).unwrap();
     assert_eq!(outcomes.len(), 1);
     outcomes.pop().unwrap()
 }
 
-fn balance(store: &dyn Store, player: &str) -> u64 {
+pub(crate) fn balance(store: &dyn Store, player: &str) -> u64 {
     store.player(player).unwrap().unwrap().balance_cents
 }
 

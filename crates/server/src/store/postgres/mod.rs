@@ -17,23 +17,26 @@
 //! reads), `shared` (the generation lease and the operator's secrets).
 
 mod blocks;
+mod protection;
 mod rows;
 mod sales;
 mod schema;
 mod shared;
 mod wallet;
 
+use super::protection::{ProtectionDefaults, ProtectionTx, ProtectionUpdate, UpdateRefusal};
 use super::{
     BlockRecord, BlockSeeding, BlockStatus, GenerationLease, NewPlayer, NewSession, PlayerKind,
     PlayerRecord, SaleOutcome, SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store,
     StoreError, StoreResult, Totals, Transfer, TransferOutcome,
 };
 use crate::clock::Clock;
+use eldorado_api::{AuditActor, AuditEntry, Protection};
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
 use postgres::error::SqlState;
 use postgres::NoTls;
 use r2d2_postgres::PostgresConnectionManager;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 type Pool = r2d2::Pool<PostgresConnectionManager<NoTls>>;
@@ -66,6 +69,7 @@ pub struct PostgresStore {
     pool: Pool,
     /// Stamps the rows whose time no caller passes in (players, blocks).
     clock: Arc<dyn Clock>,
+    protection: RwLock<ProtectionDefaults>,
 }
 
 impl PostgresStore {
@@ -88,7 +92,15 @@ impl PostgresStore {
             .test_on_check_out(true)
             .build(manager)?;
         schema::migrate(&mut *pool.get()?)?;
-        Ok(PostgresStore { pool, clock })
+        Ok(PostgresStore {
+            pool,
+            clock,
+            protection: RwLock::default(),
+        })
+    }
+
+    fn protection_defaults(&self) -> ProtectionDefaults {
+        *self.protection.read().unwrap_or_else(|p| p.into_inner())
     }
 
     fn client(&self) -> StoreResult<PooledClient> {
@@ -280,10 +292,11 @@ impl Store for PostgresStore {
     }
 
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
+        let defaults = self.protection_defaults();
         off_async(|| {
             self.in_transaction(|tx| {
                 sales::lock_batch(tx, requests)?;
-                super::sale_batch::sell_batch(tx, requests, now_ms)
+                super::sale_batch::sell_batch(tx, requests, now_ms, &defaults)
             })
         })
     }
@@ -316,6 +329,41 @@ impl Store for PostgresStore {
 
     fn totals(&self) -> StoreResult<Totals> {
         off_async(|| sales::totals(&mut *self.client()?))
+    }
+
+    fn set_protection_defaults(&self, defaults: ProtectionDefaults) {
+        *self.protection.write().unwrap_or_else(|p| p.into_inner()) = defaults;
+    }
+
+    fn protection(&self, player_id: &str, now_ms: u64) -> StoreResult<Option<Protection>> {
+        let defaults = self.protection_defaults();
+        off_async(|| {
+            self.in_transaction(|tx| {
+                let Some(player) = wallet::player(&mut tx.0, player_id)? else {
+                    return Ok(None);
+                };
+                super::protection::view(tx, player_id, player.kind, now_ms, &defaults).map(Some)
+            })
+        })
+    }
+
+    fn update_protection(
+        &self,
+        player_id: &str,
+        update: &ProtectionUpdate,
+        actor: AuditActor,
+        now_ms: u64,
+    ) -> StoreResult<Result<Protection, UpdateRefusal>> {
+        let defaults = self.protection_defaults();
+        off_async(|| {
+            self.in_transaction(|tx| {
+                super::protection::update(tx, player_id, update, actor, now_ms, &defaults)
+            })
+        })
+    }
+
+    fn protection_audit(&self, player_id: &str) -> StoreResult<Vec<AuditEntry>> {
+        off_async(|| self.in_transaction(|tx| tx.audit(player_id)))
     }
 
     fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {

@@ -11,6 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_init.sql"),
     include_str!("../../../migrations/postgres/0002_session_indexes.sql"),
     include_str!("../../../migrations/postgres/0003_money_seeding_nonce.sql"),
+    include_str!("../../../migrations/postgres/0004_player_protection.sql"),
 ];
 
 /// The advisory lock key of migrations (any constant shared by all servers).

@@ -10,23 +10,26 @@
 //! switch_over}`.
 
 mod blocks;
+mod protection;
 pub(in crate::store) mod rows;
 mod sales;
 mod schema;
 mod wallet;
 
+use super::protection::{ProtectionDefaults, ProtectionTx, ProtectionUpdate, UpdateRefusal};
 use super::{
     BlockRecord, BlockSeeding, BlockStatus, GenerationLease, NewPlayer, NewSession, PlayerKind,
     PlayerRecord, SaleOutcome, SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store,
     StoreError, StoreResult, Totals, Transfer, TransferOutcome,
 };
 use crate::clock::Clock;
+use eldorado_api::{AuditActor, AuditEntry, Protection};
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 /// Kept so that code written before the clock module still builds; new code
 /// takes its time from the `Clock` in the state.
@@ -60,6 +63,7 @@ pub struct SqliteStore {
     clock: Arc<dyn Clock>,
     /// The database file, resolved, as the key of its generation lease.
     file: PathBuf,
+    protection: RwLock<ProtectionDefaults>,
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -113,7 +117,12 @@ impl SqliteStore {
             // The file exists now: its resolved path names it however it
             // was reached.
             file: std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()),
+            protection: RwLock::default(),
         })
+    }
+
+    fn protection_defaults(&self) -> ProtectionDefaults {
+        *self.protection.read().unwrap_or_else(|p| p.into_inner())
     }
 
     fn write(&self) -> MutexGuard<'_, Connection> {
@@ -250,7 +259,8 @@ impl Store for SqliteStore {
     }
 
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
-        self.in_transaction(|tx| super::sale_batch::sell_batch(tx, requests, now_ms))
+        let defaults = self.protection_defaults();
+        self.in_transaction(|tx| super::sale_batch::sell_batch(tx, requests, now_ms, &defaults))
     }
 
     fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>> {
@@ -279,5 +289,36 @@ impl Store for SqliteStore {
 
     fn totals(&self) -> StoreResult<Totals> {
         sales::totals(&self.read())
+    }
+
+    fn set_protection_defaults(&self, defaults: ProtectionDefaults) {
+        *self.protection.write().unwrap_or_else(|p| p.into_inner()) = defaults;
+    }
+
+    fn protection(&self, player_id: &str, now_ms: u64) -> StoreResult<Option<Protection>> {
+        let conn = self.read();
+        let Some(player) = wallet::player(&conn, player_id)? else {
+            return Ok(None);
+        };
+        let defaults = self.protection_defaults();
+        super::protection::view(&mut SqlTx(&conn), player_id, player.kind, now_ms, &defaults)
+            .map(Some)
+    }
+
+    fn update_protection(
+        &self,
+        player_id: &str,
+        update: &ProtectionUpdate,
+        actor: AuditActor,
+        now_ms: u64,
+    ) -> StoreResult<Result<Protection, UpdateRefusal>> {
+        let defaults = self.protection_defaults();
+        self.in_transaction(|tx| {
+            super::protection::update(tx, player_id, update, actor, now_ms, &defaults)
+        })
+    }
+
+    fn protection_audit(&self, player_id: &str) -> StoreResult<Vec<AuditEntry>> {
+        SqlTx(&self.read()).audit(player_id)
     }
 }

@@ -10,6 +10,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0001_init.sql"),
     include_str!("../../../migrations/sqlite/0002_money_seeding_nonce.sql"),
     include_str!("../../../migrations/sqlite/0003_session_indexes.sql"),
+    include_str!("../../../migrations/sqlite/0004_player_protection.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
