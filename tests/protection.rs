@@ -439,6 +439,16 @@ async fn an_excluded_player_sees_why_and_recalls_the_last_tickets() {
     sleep(30).await;
     assert!(backend.state.borrow().buy_keys.is_empty());
 
+    // Shortening is refused by the server, and said plainly.
+    click(&root, ".eld-limits-open");
+    assert!(!query(&root, ".eld-guard-excluded").hidden());
+    click(&root, ".eld-exclude[data-days=\"7\"]");
+    wait_for("the refusal", || {
+        text(&root, ".eld-limits-message").contains("ne peut qu'être prolongée")
+    })
+    .await;
+    assert!(play_disabled(&root));
+
     reopen_first_ticket(&root, &app).await;
     let rows = root
         .query_selector_all(".eld-history-table tbody tr")
@@ -482,6 +492,13 @@ async fn the_reality_check_comes_before_the_next_ticket_and_stop_is_final() {
     assert!(!query(&root, ".eld-reality").hidden());
     assert_eq!(backend.state.borrow().buy_keys.len(), keys);
     assert!(play_disabled(&root));
+    let focused = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element()
+        .map(|e| e.class_name());
+    assert_eq!(focused.as_deref(), Some("eld-reality-continue"));
     let figure = |name: &str| text(&root, &format!(".eld-reality dd[data-figure=\"{name}\"]"));
     assert_eq!(figure("played"), "0:15:00");
     assert_eq!(figure("tickets"), "1");

@@ -36,6 +36,7 @@ impl Inner {
         let new_ticket = this.game.borrow().phase() == &Phase::Ready;
         if new_ticket && !this.may_start_ticket() {
             this.render();
+            this.focus_reality_check();
             return;
         }
         this.sound.borrow_mut().unlock();

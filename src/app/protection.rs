@@ -625,35 +625,34 @@ impl Inner {
             this.render();
         }
         if came {
-            guard
-                .ui
-                .continue_button
-                .focus()
-                .log_failure("focusing the reality check");
+            this.focus_reality_check();
         }
     }
 
     /// Before a new ticket: false when play is barred (exclusion, stop) or
-    /// a reality check is due, which then shows instead of the ticket.
+    /// a reality check is due, which then comes instead of the ticket.
     pub(super) fn may_start_ticket(&self) -> bool {
         let guard = &self.guard;
         let now = guard.now();
         if guard.exclusion.get().active(now) {
             return false;
         }
-        let mut check = guard.check.borrow_mut();
-        let Some(check) = check.as_mut() else {
-            return true;
-        };
-        let allowed = check.may_buy(now);
-        if !allowed && matches!(check.state(), State::Paused(_)) {
-            guard
+        guard
+            .check
+            .borrow_mut()
+            .as_mut()
+            .is_none_or(|check| check.may_buy(now))
+    }
+
+    /// Moves the focus into the reality check when it is on screen.
+    pub(super) fn focus_reality_check(&self) {
+        if !self.guard.ui.dialog.hidden() {
+            self.guard
                 .ui
                 .continue_button
                 .focus()
                 .log_failure("focusing the reality check");
         }
-        allowed
     }
 
     /// A ticket was bought and verified in this session: its stake and
@@ -830,6 +829,17 @@ impl Inner {
         );
     }
 
+    /// Why a protection change was refused, in the panel's words.
+    fn change_refused(&self, error: &NetError) -> String {
+        match error {
+            // The only conflict of these requests: a shorter exclusion.
+            NetError::Api { code, .. } if code == "CONFLICT" => {
+                self.lang.protection().exclusion_longer.to_owned()
+            }
+            _ => net_message(self.lang, error),
+        }
+    }
+
     /// Sends one protection change; its answer is the protection to show.
     fn send_protection(
         this: &Rc<Inner>,
@@ -854,7 +864,7 @@ impl Inner {
                     set_attr(message, "data-kind", "ok");
                 }
                 Err(error) => {
-                    set_text(message, &net_message(inner.lang, &error));
+                    set_text(message, &inner.change_refused(&error));
                     set_attr(message, "data-kind", "error");
                 }
             }

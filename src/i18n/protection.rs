@@ -39,6 +39,8 @@ pub struct ProtectionTexts {
     /// Per choice of `protection::EXCLUSION_CHOICES`.
     pub exclusion_choices: [&'static str; 4],
     pub irreversible: &'static str,
+    /// The server refused a self-exclusion shorter than the one in force.
+    pub exclusion_longer: &'static str,
     pub excluded_indefinitely: &'static str,
     pub history_still_open: &'static str,
     pub reality_title: &'static str,
@@ -94,6 +96,7 @@ pub static FR: ProtectionTexts = ProtectionTexts {
         "Jusqu'à levée par l'opérateur",
     ],
     irreversible: "Définitif : ne peut être ni annulé ni raccourci",
+    exclusion_longer: "Une exclusion en cours ne peut qu'être prolongée : la vôtre dure déjà plus longtemps que ce choix.",
     excluded_indefinitely: "Vous êtes exclu du jeu jusqu'à ce que l'opérateur lève l'exclusion : aucun ticket ne peut être acheté.",
     history_still_open: "Votre historique reste consultable.",
     reality_title: "Point sur votre jeu",
@@ -148,6 +151,7 @@ pub static EN: ProtectionTexts = ProtectionTexts {
         "Until the operator lifts it",
     ],
     irreversible: "Final: cannot be undone or shortened",
+    exclusion_longer: "An exclusion in force can only be lengthened: yours already lasts longer than this choice.",
     excluded_indefinitely: "You are excluded from play until the operator lifts it: no ticket can be bought.",
     history_still_open: "Your history stays available.",
     reality_title: "Reality check",

@@ -262,13 +262,19 @@ impl Backend for FakeBackend {
     fn exclude(&self, _token: &str, request: ExclusionRequest) -> Reply<Protection> {
         {
             let mut state = self.state.borrow_mut();
+            let until = request.days.map(|d| now_ms() + u64::from(d) * DAY_MS);
+            let shorter = state.protection.excluded_indefinitely && until.is_some()
+                || matches!((state.protection.excluded_until_ms, until), (Some(now), Some(new)) if new < now);
+            state.exclusion_requests.push(request.clone());
+            if shorter {
+                return reply(Err(api(409, "CONFLICT")));
+            }
             match request.days {
                 Some(days) => {
                     state.protection.excluded_until_ms = Some(now_ms() + u64::from(days) * DAY_MS)
                 }
                 None => state.protection.excluded_indefinitely = true,
             }
-            state.exclusion_requests.push(request);
         }
         self.protection_answer()
     }
