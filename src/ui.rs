@@ -137,10 +137,10 @@ impl Ui {
         let row = child(&head, "tr", "")?;
         for title in [
             t.history_time,
-            lang.protection().history_block,
             t.stake,
             t.history_result,
             t.history_status,
+            lang.protection().history_block,
             "",
         ] {
             text_child(&row, "th", "", title)?;
@@ -348,12 +348,6 @@ pub fn history_row(
     };
     let when: String = date.to_locale_string(locale, &JsValue::UNDEFINED).into();
     text_child(&row, "td", "", &when)?;
-    text_child(
-        &row,
-        "td",
-        "eld-history-block",
-        &format!("{} / {}", item.block, item.position),
-    )?;
     text_child(&row, "td", "", &format_cents(item.stake_cents, money))?;
     let cell = child(&row, "td", "eld-history-result")?;
     fill_row_result(&cell, lang, result);
@@ -363,6 +357,12 @@ pub fn history_row(
         t.unrevealed
     };
     text_child(&row, "td", "", status)?;
+    text_child(
+        &row,
+        "td",
+        "eld-history-block",
+        &format!("{} / {}", item.block, item.position),
+    )?;
     let cell = child(&row, "td", "")?;
     let open = button(&cell, "eld-history-open", "↗")?;
     let label = match lang {
