@@ -87,7 +87,11 @@ impl Exclusion {
 /// A sale refused by player protection, with what the player must read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    Limit(LimitReached),
+    /// `stake_cents`: the stake refused, once the purchase names it.
+    Limit {
+        limit: LimitReached,
+        stake_cents: Option<u64>,
+    },
     Excluded(Exclusion),
 }
 
@@ -96,13 +100,39 @@ impl Refusal {
     /// codes without its details (then only the code's sentence shows).
     pub fn from_detail(detail: &ErrorDetail) -> Option<Refusal> {
         match detail.code.as_str() {
-            "LIMIT_REACHED" => detail.limit.map(Refusal::Limit),
+            "LIMIT_REACHED" => detail.limit.map(|limit| Refusal::Limit {
+                limit,
+                stake_cents: None,
+            }),
             "SELF_EXCLUDED" => match (detail.excluded_indefinitely, detail.excluded_until_ms) {
                 (Some(true), _) => Some(Refusal::Excluded(Exclusion::Indefinite)),
                 (_, Some(until)) => Some(Refusal::Excluded(Exclusion::Until(until))),
                 _ => None,
             },
             _ => None,
+        }
+    }
+
+    /// The refusal of a purchase of `stake_cents`.
+    pub fn for_stake(self, stake_cents: u64) -> Refusal {
+        match self {
+            Refusal::Limit { limit, .. } => Refusal::Limit {
+                limit,
+                stake_cents: Some(stake_cents),
+            },
+            excluded => excluded,
+        }
+    }
+
+    /// When a refused stake may be played again: `None` when it never
+    /// can (it is above the limit itself) or for an exclusion.
+    pub fn stake_frees_at_ms(&self) -> Option<u64> {
+        match self {
+            Refusal::Limit { limit, stake_cents } => {
+                let fits = stake_cents.is_none_or(|stake| stake <= limit.limit_cents);
+                fits.then_some(limit.frees_at_ms)
+            }
+            Refusal::Excluded(_) => None,
         }
     }
 }
@@ -200,15 +230,27 @@ mod tests {
                           "used_cents": 950, "frees_at_ms": 1767225600000}}}"#,
         )
         .unwrap();
+        let limit = LimitReached {
+            kind: crate::api::LimitKind::WeeklyStake,
+            limit_cents: 1000,
+            used_cents: 950,
+            frees_at_ms: 1_767_225_600_000,
+        };
+        let refusal = Refusal::from_detail(&body.error).unwrap();
         assert_eq!(
-            Refusal::from_detail(&body.error),
-            Some(Refusal::Limit(LimitReached {
-                kind: crate::api::LimitKind::WeeklyStake,
-                limit_cents: 1000,
-                used_cents: 950,
-                frees_at_ms: 1_767_225_600_000,
-            }))
+            refusal,
+            Refusal::Limit {
+                limit,
+                stake_cents: None
+            }
         );
+        assert_eq!(refusal.stake_frees_at_ms(), Some(1_767_225_600_000));
+        assert_eq!(
+            refusal.for_stake(200).stake_frees_at_ms(),
+            Some(1_767_225_600_000)
+        );
+        // A stake above the limit itself never fits.
+        assert_eq!(refusal.for_stake(1001).stake_frees_at_ms(), None);
         let body: crate::api::ErrorBody = serde_json::from_str(
             r#"{"error": {"code": "SELF_EXCLUDED", "message": "x", "excluded_until_ms": 99}}"#,
         )

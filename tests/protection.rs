@@ -356,13 +356,15 @@ async fn self_exclusion_in_two_clicks_bars_play_and_keeps_the_history() {
 async fn limit_reached_says_the_limit_the_use_and_when_room_frees_up() {
     let backend = FakeBackend::new(100, &[fixtures::LOSE, fixtures::LOSE, fixtures::LOSE], 5000);
     sell_earlier(&backend, 2);
-    backend.state.borrow_mut().refuse_sales =
-        Some(NetError::Protection(Refusal::Limit(LimitReached {
+    backend.state.borrow_mut().refuse_sales = Some(NetError::Protection(Refusal::Limit {
+        limit: LimitReached {
             kind: LimitKind::WeeklyStake,
             limit_cents: 1000,
             used_cents: 950,
             frees_at_ms: 1_767_225_600_000,
-        })));
+        },
+        stake_cents: None,
+    }));
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     let balance = text(&root, ".eld-balance-value");
@@ -383,6 +385,25 @@ async fn limit_reached_says_the_limit_the_use_and_when_room_frees_up() {
     assert!(app.game().ticket().is_none(), "nothing sold");
     assert_eq!(text(&root, ".eld-balance-value"), balance);
     assert!(!play_disabled(&root), "a smaller stake may still fit");
+
+    // A stake above the limit itself is never "possible again".
+    if let Some(NetError::Protection(Refusal::Limit { limit, .. })) =
+        backend.state.borrow_mut().refuse_sales.as_mut()
+    {
+        limit.limit_cents = 80;
+    }
+    click(&root, ".eld-play");
+    wait_for("the second refusal", || {
+        text(&root, ".eld-notice-text").contains("0,80")
+    })
+    .await;
+    let notice = text(&root, ".eld-notice-text");
+    assert!(
+        notice.ends_with(
+            "Cette mise dépasse à elle seule votre limite : choisissez une mise plus petite."
+        ),
+        "{notice}"
+    );
 
     // The refused player still recalls past tickets.
     reopen_first_ticket(&root, &app).await;

@@ -224,8 +224,12 @@ impl Inner {
             return Outcome::Refused(Rejection::equivocation(equivocation.block));
         }
         drop(inner);
+        let stake = request.stake_cents;
         match backend.buy(token, request).await {
             Ok(response) => Outcome::Sold(Box::new(response)),
+            Err(NetError::Protection(refusal)) => {
+                Outcome::Failed(NetError::Protection(refusal.for_stake(stake)))
+            }
             Err(error) => Outcome::Failed(error),
         }
     }

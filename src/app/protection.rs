@@ -468,11 +468,14 @@ fn format_date(lang: Lang, ms: u64) -> String {
 /// What the player reads of a sale refused by their protection.
 pub(super) fn refusal_text(lang: Lang, refusal: &Refusal) -> String {
     match refusal {
-        Refusal::Limit(limit) => lang.limit_reached(
+        Refusal::Limit { limit, .. } => lang.limit_reached(
             limit.kind,
             limit.limit_cents,
             limit.used_cents,
-            &format_date(lang, limit.frees_at_ms),
+            refusal
+                .stake_frees_at_ms()
+                .map(|at| format_date(lang, at))
+                .as_deref(),
         ),
         Refusal::Excluded(exclusion) => exclusion_text(lang, *exclusion),
     }

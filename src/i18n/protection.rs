@@ -223,24 +223,43 @@ impl Lang {
     }
 
     /// A sale refused for a weekly limit: the limit, what is used, and when
-    /// room frees up for the stake refused.
-    pub fn limit_reached(self, kind: LimitKind, limit: u64, used: u64, frees_at: &str) -> String {
+    /// room frees up for the stake refused (`None`: the stake alone is above
+    /// the limit, so only a smaller one can fit).
+    pub fn limit_reached(
+        self,
+        kind: LimitKind,
+        limit: u64,
+        used: u64,
+        frees_at: Option<&str>,
+    ) -> String {
         let money = self.money_notation();
         let (limit, used) = (format_cents(limit, money), format_cents(used, money));
-        match (self, kind) {
+        let first = match (self, kind) {
             (Lang::Fr, LimitKind::WeeklyStake) => format!(
-                "Mise refusée : votre limite de mises de {limit} par semaine est atteinte ({used} misés sur les 7 derniers jours). Cette mise sera de nouveau possible le {frees_at}."
+                "Mise refusée : votre limite de mises de {limit} par semaine est atteinte ({used} misés sur les 7 derniers jours)."
             ),
             (Lang::Fr, LimitKind::WeeklyLoss) => format!(
-                "Mise refusée : votre limite de pertes de {limit} par semaine est atteinte ({used} perdus sur les 7 derniers jours). Cette mise sera de nouveau possible le {frees_at}."
+                "Mise refusée : votre limite de pertes de {limit} par semaine est atteinte ({used} perdus sur les 7 derniers jours)."
             ),
             (Lang::En, LimitKind::WeeklyStake) => format!(
-                "Stake refused: your weekly stake limit of {limit} is reached ({used} staked in the last 7 days). This stake will be possible again on {frees_at}."
+                "Stake refused: your weekly stake limit of {limit} is reached ({used} staked in the last 7 days)."
             ),
             (Lang::En, LimitKind::WeeklyLoss) => format!(
-                "Stake refused: your weekly loss limit of {limit} is reached ({used} lost in the last 7 days). This stake will be possible again on {frees_at}."
+                "Stake refused: your weekly loss limit of {limit} is reached ({used} lost in the last 7 days)."
             ),
-        }
+        };
+        let then = match (self, frees_at) {
+            (Lang::Fr, Some(date)) => format!("Cette mise sera de nouveau possible le {date}."),
+            (Lang::Fr, None) => {
+                "Cette mise dépasse à elle seule votre limite : choisissez une mise plus petite."
+                    .to_owned()
+            }
+            (Lang::En, Some(date)) => format!("This stake will be possible again on {date}."),
+            (Lang::En, None) => {
+                "This stake alone is above your limit: choose a smaller stake.".to_owned()
+            }
+        };
+        format!("{first} {then}")
     }
 
     /// The net result of a session, signed.
@@ -275,12 +294,15 @@ mod tests {
 
     #[test]
     fn refusals_name_limit_use_and_date() {
-        let text = Lang::Fr.limit_reached(LimitKind::WeeklyStake, 1000, 950, "05/12/2026 14:32");
+        let text =
+            Lang::Fr.limit_reached(LimitKind::WeeklyStake, 1000, 950, Some("05/12/2026 14:32"));
         assert!(text.contains("10,00\u{A0}€"), "{text}");
         assert!(text.contains("9,50\u{A0}€"), "{text}");
         assert!(text.contains("05/12/2026 14:32"), "{text}");
-        let text = Lang::En.limit_reached(LimitKind::WeeklyLoss, 5000, 5000, "5 Dec");
+        let text = Lang::En.limit_reached(LimitKind::WeeklyLoss, 5000, 5000, Some("5 Dec"));
         assert!(text.contains("weekly loss limit of €50.00"), "{text}");
+        let text = Lang::Fr.limit_reached(LimitKind::WeeklyStake, 30, 0, None);
+        assert!(text.ends_with("choisissez une mise plus petite."), "{text}");
     }
 
     #[test]
