@@ -93,3 +93,21 @@ fn demo_mode_is_asked_for_by_name() {
     let stderr = refused(&serve(data.path(), &["--no-demo"]));
     assert!(stderr.contains("--no-demo"), "{stderr}");
 }
+
+#[test]
+fn protection_flags_out_of_range_are_refused() {
+    for (flags, expected) in [
+        (
+            ["--reality-check-minutes", "20"],
+            "--reality-check-minutes must be 15, 30 or 60",
+        ),
+        (
+            ["--default-weekly-stake-limit", "0"],
+            "--default-weekly-stake-limit must be 1..=100000000 cents",
+        ),
+    ] {
+        let data = tempfile::tempdir().unwrap();
+        let stderr = refused(&serve(data.path(), &flags));
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}

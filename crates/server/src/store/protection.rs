@@ -177,6 +177,9 @@ fn window_start(now_ms: u64) -> i64 {
     i64::try_from(now_ms).unwrap_or(i64::MAX) - WEEK_MS as i64
 }
 
+/// What a limit counts of a window's sales.
+type Measure = fn(WindowTotals) -> u64;
+
 /// Why a sale is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -218,7 +221,7 @@ pub fn check_sale<T: ProtectionTx + ?Sized>(
     }
     let after_ms = window_start(now_ms);
     let used = tx.window_totals(player_id, after_ms)?;
-    let measures: [(LimitKind, Option<u64>, fn(WindowTotals) -> u64); 2] = [
+    let measures: [(LimitKind, Option<u64>, Measure); 2] = [
         (LimitKind::WeeklyStake, stake_limit, |t| t.stakes_cents),
         (LimitKind::WeeklyLoss, loss_limit, WindowTotals::loss_cents),
     ];
@@ -247,7 +250,7 @@ fn frees_at(
     stake_cents: u64,
     limit: u64,
     now_ms: u64,
-    measure: fn(WindowTotals) -> u64,
+    measure: Measure,
 ) -> u64 {
     let mut left = sales
         .iter()
@@ -361,10 +364,8 @@ pub fn update<T: ProtectionTx + WalletTx + ?Sized>(
     let Some((kind, _)) = tx.player_for_update(player_id)? else {
         return Ok(Err(UpdateRefusal::UnknownPlayer));
     };
-    let old = match tx.protection_row(player_id)? {
-        Some(row) => row,
-        None => ProtectionRow::defaults(kind, defaults),
-    };
+    let stored = tx.protection_row(player_id)?;
+    let old = stored.unwrap_or_else(|| ProtectionRow::defaults(kind, defaults));
     let mut row = ProtectionRow {
         stake: old.stake.at(now_ms),
         loss: old.loss.at(now_ms),
@@ -453,7 +454,8 @@ pub fn update<T: ProtectionTx + WalletTx + ?Sized>(
             }
         }
     }
-    if !audit.is_empty() || old != row {
+    // A first change stores the defaults too, as a first sale does.
+    if stored.is_none() || !audit.is_empty() || old != row {
         tx.put_protection_row(player_id, &row)?;
         for entry in &audit {
             tx.insert_audit(player_id, entry)?;
