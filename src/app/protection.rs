@@ -432,13 +432,26 @@ impl Guard {
                 None => set_hidden(pending, true),
             }
         }
+        for (minutes, b) in &ui.reality {
+            let pressed = *minutes == protection.reality_check_minutes;
+            set_attr(b, "aria-pressed", if pressed { "true" } else { "false" });
+        }
+    }
+
+    /// The form's fields, from the limits in force. Only when the panel
+    /// opens or a change was saved: never over what the player is typing.
+    fn fill_inputs(&self, lang: Lang) {
+        let Some(protection) = self.protection.borrow().clone() else {
+            return;
+        };
+        let money = lang.money_notation();
+        let ui = &self.ui;
         ui.stake_input
             .set_value(&cents_to_input(protection.weekly_stake_limit_cents, money));
         ui.loss_input
             .set_value(&cents_to_input(protection.weekly_loss_limit_cents, money));
-        for (minutes, b) in &ui.reality {
-            let pressed = *minutes == protection.reality_check_minutes;
-            set_attr(b, "aria-pressed", if pressed { "true" } else { "false" });
+        for input in [&ui.stake_input, &ui.loss_input] {
+            set_attr(input, "aria-invalid", "false");
         }
     }
 }
@@ -770,6 +783,7 @@ impl Inner {
         }
         set_text(&ui.limits_message, "");
         this.guard.fill_panel(this.lang);
+        this.guard.fill_inputs(this.lang);
         ui.panel_title
             .focus()
             .log_failure("focusing the limits panel");
@@ -863,6 +877,7 @@ impl Inner {
             match result {
                 Ok(protection) => {
                     inner.guard_session(protection);
+                    inner.guard.fill_inputs(inner.lang);
                     set_text(message, done);
                     set_attr(message, "data-kind", "ok");
                 }

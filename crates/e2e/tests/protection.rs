@@ -27,9 +27,11 @@ async fn text_of(browser: &Browser, css: &str) -> Value {
         .await
 }
 
-/// Polls the server's session until `ready` holds for it.
+/// Polls the server's session until `ready` holds for it; on a timeout,
+/// says what the panel and the page show.
 async fn wait_session(
     server: &Server,
+    browser: &Browser,
     token: &str,
     what: &str,
     ready: impl Fn(&eldorado_api::Session) -> bool,
@@ -40,11 +42,15 @@ async fn wait_session(
         if ready(&session) {
             return session;
         }
-        assert!(
-            started.elapsed() < STEP_TIMEOUT,
-            "timed out waiting for {what}: {:?}",
-            session.protection
-        );
+        if started.elapsed() > STEP_TIMEOUT {
+            browser.screenshot("failed-protection-session").await;
+            let message = text_of(browser, "#eldorado .eld-limits-message").await;
+            panic!(
+                "timed out waiting for {what}: {:?}\npanel message: {message}\npage: {:#?}",
+                session.protection,
+                browser.state().await
+            );
+        }
         tokio::time::sleep(POLL).await;
     }
 }
@@ -95,7 +101,7 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
         )
         .await;
     browser.click("#eldorado .eld-limits-save").await;
-    wait_session(&server, &token, "the stake limit", |s| {
+    wait_session(&server, &browser, &token, "the stake limit", |s| {
         s.protection.weekly_stake_limit_cents == Some(150)
     })
     .await;
@@ -103,7 +109,7 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
 
     // One 1 € ticket fits; the next would stake 2 € in the week.
     browser.click(PLAY).await;
-    wait_session(&server, &token, "the first sale", |s| {
+    wait_session(&server, &browser, &token, "the first sale", |s| {
         s.protection.stake_used_cents == 100
     })
     .await;
@@ -142,7 +148,7 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
     browser
         .click("#eldorado .eld-exclude[data-days=\"1\"]")
         .await;
-    let session = wait_session(&server, &token, "the exclusion", |s| {
+    let session = wait_session(&server, &browser, &token, "the exclusion", |s| {
         s.protection.excluded_until_ms.is_some()
     })
     .await;
