@@ -198,10 +198,16 @@ async fn limits_panel_shows_limits_and_sends_the_right_body() {
     open.click();
     assert!(!query(&root, ".eld-limits").hidden());
     assert_eq!(open.get_attribute("aria-expanded").as_deref(), Some("true"));
+    assert_eq!(input(&root, "#eld-stake-limit").value(), "10");
+    // Typed before the fresh figures arrive: kept.
+    input(&root, "#eld-stake-limit").set_value("7");
     wait_for("the limits read afresh", || {
         backend.state.borrow().limits_reads == 1
     })
     .await;
+    sleep(20).await;
+    assert_eq!(input(&root, "#eld-stake-limit").value(), "7");
+    input(&root, "#eld-stake-limit").set_value("10");
     let blocks = root.query_selector_all(".eld-limit").unwrap();
     let stake = blocks.item(0).unwrap().text_content().unwrap();
     let loss = blocks.item(1).unwrap().text_content().unwrap();
