@@ -409,7 +409,10 @@ impl Guard {
             ),
         ];
         for (now, used, pending, limit, used_label, used_cents, waiting) in lines {
-            set_text(now, &lang.limit_amount(limit));
+            set_text(
+                now,
+                &format!("{}{}{}", p.in_force, colon(lang), lang.limit_amount(limit)),
+            );
             set_text(
                 used,
                 &format!(
