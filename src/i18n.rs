@@ -4,7 +4,10 @@
 //! is a compile error, never a blank or a raw key on screen.
 
 mod portal;
+mod protection;
 mod trust;
+
+pub use protection::ProtectionTexts;
 
 use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;
@@ -160,6 +163,8 @@ impl Lang {
             "UNAUTHORIZED" | "FORBIDDEN" => t.err_session,
             "DEMO_DISABLED" => t.err_demo,
             "INVALID_STAKE" => t.err_stake,
+            "LIMIT_REACHED" => self.protection().err_limit,
+            "SELF_EXCLUDED" => self.protection().err_excluded,
             _ => t.err_server,
         }
     }

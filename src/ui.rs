@@ -159,6 +159,7 @@ impl Ui {
             t.stake,
             t.history_result,
             t.history_status,
+            lang.protection().history_block,
             "",
         ] {
             text_child(&row, "th", "", title)?;
@@ -377,6 +378,12 @@ pub fn history_row(
         t.unrevealed
     };
     text_child(&row, "td", "", status)?;
+    text_child(
+        &row,
+        "td",
+        "eld-history-block",
+        &format!("{} / {}", item.block, item.position),
+    )?;
     let cell = child(&row, "td", "")?;
     let open = button(&cell, "eld-history-open", "↗")?;
     let label = match lang {

@@ -33,6 +33,12 @@ enum Outcome {
 
 impl Inner {
     pub(super) fn press(this: &Rc<Inner>) {
+        let new_ticket = this.game.borrow().phase() == &Phase::Ready;
+        if new_ticket && !this.may_start_ticket() {
+            this.render();
+            this.focus_reality_check();
+            return;
+        }
         this.sound.borrow_mut().unlock();
         let commands = this.game.borrow_mut().press(new_purchase);
         Inner::run(this, commands);
@@ -93,6 +99,10 @@ impl Inner {
                 spawn_local(async move {
                     let outcome = Inner::buy(&weak, backend.as_ref(), &token, request).await;
                     if let Some(inner) = weak.upgrade() {
+                        let sold = matches!(outcome, Outcome::Sold(_));
+                        if let Outcome::Failed(error) = &outcome {
+                            Inner::guard_refused(&inner, error);
+                        }
                         let commands = match outcome {
                             Outcome::Sold(response) => inner.bought(*response),
                             Outcome::Failed(error) => inner.game.borrow_mut().buy_failed(error),
@@ -101,6 +111,9 @@ impl Inner {
                             }
                         };
                         inner.note_verdict();
+                        if sold {
+                            inner.guard_ticket_bought();
+                        }
                         Inner::run(&inner, commands);
                         if inner.game.borrow().ticket().is_none()
                             && inner.game.borrow().phase() == &Phase::Ready
@@ -209,8 +222,12 @@ impl Inner {
             return Outcome::Refused(Rejection::equivocation(equivocation.block));
         }
         drop(inner);
+        let stake = request.stake_cents;
         match backend.buy(token, request).await {
             Ok(response) => Outcome::Sold(Box::new(response)),
+            Err(NetError::Protection(refusal)) => {
+                Outcome::Failed(NetError::Protection(refusal.for_stake(stake)))
+            }
             Err(error) => Outcome::Failed(error),
         }
     }
@@ -292,12 +309,15 @@ impl Inner {
                 return;
             };
             let commands = match session {
-                Some(session) => inner.game.borrow_mut().session_refreshed(
-                    mark,
-                    session.balance_cents,
-                    session.unrevealed,
-                    new_purchase,
-                ),
+                Some(session) => {
+                    inner.guard_session(session.protection.clone());
+                    inner.game.borrow_mut().session_refreshed(
+                        mark,
+                        session.balance_cents,
+                        session.unrevealed,
+                        new_purchase,
+                    )
+                }
                 None => inner.game.borrow_mut().refresh_failed(new_purchase),
             };
             Inner::run(&inner, commands);

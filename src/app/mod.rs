@@ -12,6 +12,7 @@
 mod commands;
 mod panels;
 mod portal;
+mod protection;
 mod render;
 mod session;
 mod trust;
@@ -87,6 +88,8 @@ struct Inner {
     page_watch: RefCell<Option<Watcher>>,
     /// The portal closed the game: nothing more happens.
     closed: Cell<bool>,
+    /// Player protection: notices, session clock, limits, reality check.
+    guard: protection::Guard,
 }
 
 impl App {
@@ -120,6 +123,7 @@ impl App {
         let stakes = vec![50, 100, 200];
         let ui = Ui::build(root, lang, &stakes)?;
         let board = Board::new(ui.canvas.clone())?;
+        let guard = protection::Guard::new(protection::GuardUi::build(&ui, lang)?, lang);
         let window = crate::dom::window()?;
         let reduced = window
             .match_media("(prefers-reduced-motion: reduce)")
@@ -153,8 +157,10 @@ impl App {
             posted_height: Cell::new(None),
             page_watch: RefCell::new(None),
             closed: Cell::new(false),
+            guard,
         });
         Inner::wire(&inner)?;
+        Inner::wire_guard(&inner)?;
         inner.fit_canvas();
         inner.render();
         Inner::load(&inner);
@@ -207,6 +213,17 @@ impl App {
     /// Whether the portal closed the game.
     pub fn closed(&self) -> bool {
         self.inner.closed.get()
+    }
+
+    /// Replaces the clock (Unix ms) of the session clock and the reality
+    /// check: tests drive time by hand, then call [`App::clock_tick`].
+    pub fn set_clock(&self, clock: Rc<dyn Fn() -> f64>) {
+        self.inner.set_guard_clock(clock);
+    }
+
+    /// Runs the session clock's tick now instead of waiting for it.
+    pub fn clock_tick(&self) {
+        Inner::guard_tick(&self.inner);
     }
 }
 

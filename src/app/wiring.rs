@@ -151,6 +151,7 @@ impl Inner {
         }
         self.listeners.borrow_mut().clear();
         self.frame.take();
+        self.guard_teardown();
     }
 
     fn on_key(this: &Rc<Inner>, event: web_sys::Event) {
