@@ -37,6 +37,10 @@ pub struct Board {
     grid: Option<Grid>,
     marks: [LineMark; ROWS],
     scene: Scene,
+    /// Each column's turning progress as last drawn: a frame repaints only
+    /// the columns that moved (at most two at a time), so the browser
+    /// rasterises and composites a fraction of the canvas.
+    drawn: [f64; COLS],
 }
 
 pub fn context_2d(canvas: &HtmlCanvasElement) -> Result<Ctx, JsValue> {
@@ -63,6 +67,7 @@ impl Board {
             grid: None,
             marks: [LineMark::Plain; ROWS],
             scene: Scene::Hidden,
+            drawn: [0.0; COLS],
         })
     }
 
@@ -171,9 +176,15 @@ impl Board {
             self.draw_static()?;
             return Ok(true);
         }
-        self.clear();
         for col in 0..COLS {
-            let face = face(timing.progress(col, elapsed));
+            let progress = timing.progress(col, elapsed);
+            if progress == self.drawn[col] {
+                continue;
+            }
+            self.drawn[col] = progress;
+            let r = self.layout.column_rect(col);
+            self.ctx.clear_rect(r.x, r.y, r.w, r.h);
+            let face = face(progress);
             for row in 0..ROWS {
                 self.draw_cell(row, col, face)?;
             }
@@ -186,12 +197,13 @@ impl Board {
             .clear_rect(0.0, 0.0, self.layout.width, self.layout.height);
     }
 
-    fn draw_static(&self) -> Result<(), JsValue> {
+    fn draw_static(&mut self) -> Result<(), JsValue> {
         self.clear();
         let face = match self.scene {
             Scene::Shown => Face::Symbol { scale: 1.0 },
             _ => Face::Cover { scale: 1.0 },
         };
+        self.drawn = [if self.scene == Scene::Shown { 1.0 } else { 0.0 }; COLS];
         for row in 0..ROWS {
             for col in 0..COLS {
                 self.draw_cell(row, col, face)?;

@@ -73,6 +73,15 @@ impl BoardLayout {
         }
     }
 
+    /// The three cells of column `col`, gaps between them included.
+    pub fn column_rect(&self, col: usize) -> Rect {
+        let top = self.cell_rect(0, col);
+        Rect {
+            h: self.cell * ROWS as f64 + self.gap * (ROWS as f64 - 1.0),
+            ..top
+        }
+    }
+
     /// The frame drawn around a highlighted line, half a gap outside it.
     pub fn line_rect(&self, row: usize) -> Rect {
         let first = self.cell_rect(row, 0);
@@ -120,6 +129,15 @@ mod tests {
             let next = layout.cell_rect(0, 1);
             assert!(next.x >= layout.cell_rect(0, 0).x + layout.cell);
         }
+    }
+
+    #[test]
+    fn a_column_covers_its_three_cells() {
+        let layout = BoardLayout::new(600, 360);
+        let c = layout.column_rect(2);
+        let (top, bottom) = (layout.cell_rect(0, 2), layout.cell_rect(2, 2));
+        assert_eq!((c.x, c.y, c.w), (top.x, top.y, top.w));
+        assert_eq!(c.y + c.h, bottom.y + bottom.h);
     }
 
     #[test]

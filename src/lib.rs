@@ -10,6 +10,8 @@
 
 pub mod api;
 pub mod app;
+#[cfg(feature = "bench")]
+mod bench_frames;
 pub mod board;
 pub mod commitments;
 pub mod console;

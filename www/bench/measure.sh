@@ -34,3 +34,7 @@ sleep 1
 timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
   --disable-sync --no-first-run --enable-logging=stderr --v=0 "http://127.0.0.1:$port/bench.html" 2>&1 \
   | grep -m1 -o 'RESULT verify[^"]*\|ERROR [^"]*' || true
+
+echo "== reveal frames (CPU throttled 4x through CDP, headless Chromium)"
+cp www/bench/frames.html www/bench/frames.js "$work/"
+python3 www/bench/frames.py "http://127.0.0.1:$port/frames.html"
