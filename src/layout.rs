@@ -94,6 +94,19 @@ impl BoardLayout {
         }
     }
 
+    /// The column under a point (device pixels), gaps going to neither.
+    pub fn column_at(&self, x: f64, y: f64) -> Option<usize> {
+        let top = self.origin_y;
+        let bottom = top + self.cell * ROWS as f64 + self.gap * (ROWS as f64 - 1.0);
+        if y < top || y >= bottom {
+            return None;
+        }
+        (0..COLS).find(|&c| {
+            let r = self.cell_rect(0, c);
+            x >= r.x && x < r.x + r.w
+        })
+    }
+
     /// The cell under a point, for hit tests.
     pub fn cell_at(&self, x: f64, y: f64) -> Option<(usize, usize)> {
         (0..ROWS)
@@ -146,5 +159,8 @@ mod tests {
         let r = layout.cell_rect(1, 3);
         assert_eq!(layout.cell_at(r.x + 1.0, r.y + 1.0), Some((1, 3)));
         assert_eq!(layout.cell_at(0.0, 0.0), None);
+        assert_eq!(layout.column_at(r.x + 1.0, r.y + 1.0), Some(3));
+        assert_eq!(layout.column_at(r.x + 1.0, 0.0), None);
+        assert_eq!(layout.column_at(r.x - 1.0, r.y), None, "in the gap");
     }
 }

@@ -18,6 +18,8 @@ pub struct Ui {
     pub root: HtmlElement,
     pub balance: HtmlElement,
     pub mute: HtmlButtonElement,
+    /// « Turbo »: a quicker reveal, remembered (aria-pressed).
+    pub turbo: HtmlButtonElement,
     pub resume_box: HtmlElement,
     pub resume: HtmlButtonElement,
     pub canvas: HtmlCanvasElement,
@@ -69,6 +71,8 @@ impl Ui {
         text_child(&wallet, "span", "eld-balance-label", t.balance)?;
         let balance = text_child(&wallet, "strong", "eld-balance-value", "–")?;
         let mute = button(&top, "eld-mute", t.sound_on)?;
+        let turbo = button(&top, "eld-turbo", lang.turbo())?;
+        set_attr(&turbo, "aria-pressed", "false");
 
         let resume_box = child(root, "div", "eld-resume")?;
         resume_box.set_hidden(true);
@@ -79,6 +83,9 @@ impl Ui {
         let board_box = child(&stage, "div", "eld-board")?;
         set_attr(&board_box, "role", "img");
         set_attr(&board_box, "aria-label", t.grid_label);
+        // Focusable, so that the keyboard can uncover columns early.
+        set_attr(&board_box, "tabindex", "0");
+        set_attr(&board_box, "aria-description", lang.uncover_hint());
         let canvas: HtmlCanvasElement = child(&board_box, "canvas", "eld-canvas")?.dyn_into()?;
         // The live region speaks the grid; the drawing itself says nothing.
         set_attr(&canvas, "aria-hidden", "true");
@@ -161,6 +168,7 @@ impl Ui {
             root: root.clone(),
             balance,
             mute,
+            turbo,
             resume_box,
             resume,
             canvas,

@@ -136,7 +136,7 @@ impl Inner {
                 }
                 this.board
                     .borrow_mut()
-                    .start_reveal(cells, marks, this.timing.get())
+                    .start_reveal(cells, marks, this.reveal_timing())
                     .log_failure("starting the reveal");
                 this.request_frame();
                 Vec::new()

@@ -41,6 +41,8 @@ type FrameCallback = Closure<dyn FnMut(f64)>;
 /// A resize observer with the callback it must outlive.
 type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
 
+const TURBO_KEY: &str = "eldorado.turbo";
+
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
 pub struct App {
@@ -65,6 +67,8 @@ struct Inner {
     /// history shows only these results.
     verdicts: RefCell<HashMap<u64, Verdict>>,
     timing: Cell<Timing>,
+    /// The player's « Turbo » choice (remembered): quicker normal reveals.
+    turbo: Cell<bool>,
     frame: RefCell<Option<FrameCallback>>,
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
@@ -84,7 +88,8 @@ impl App {
         let lang = launch.lang;
         let stakes = vec![50, 100, 200];
         let ui = Ui::build(root, lang, &stakes)?;
-        let board = Board::new(ui.canvas.clone())?;
+        let mut board = Board::new(ui.canvas.clone())?;
+        board.set_notation(lang.money_notation());
         let window = crate::dom::window()?;
         let reduced = window
             .match_media("(prefers-reduced-motion: reduce)")
@@ -105,6 +110,7 @@ impl App {
             book: RefCell::new(CommitmentBook::default()),
             verdicts: RefCell::new(HashMap::new()),
             timing: Cell::new(Timing::for_motion(reduced)),
+            turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),
             frame: RefCell::new(None),
             frame_id: Cell::new(None),
             listeners: RefCell::new(Vec::new()),
@@ -133,6 +139,19 @@ impl App {
         Inner::press(&self.inner);
     }
 
+    /// The player uncovers column `col` now (as a tap on it does).
+    pub fn uncover_column(&self, col: usize, now: f64) -> bool {
+        self.inner.board.borrow_mut().uncover(col, now)
+    }
+
+    pub fn is_revealing(&self) -> bool {
+        self.inner.board.borrow().is_revealing()
+    }
+
+    pub fn toggle_turbo(&self) {
+        self.inner.toggle_turbo();
+    }
+
     pub fn choose_stake(&self, stake: u64) {
         if self.inner.game.borrow_mut().choose_stake(stake) {
             self.inner.render();
@@ -151,6 +170,24 @@ impl App {
 
     pub fn load_history(&self) {
         Inner::load_history(&self.inner, false);
+    }
+}
+
+impl Inner {
+    /// The timing of the next reveal: turbo quickens only the normal one
+    /// (reduced motion, or a timing set by tests, stays as it is).
+    fn reveal_timing(&self) -> Timing {
+        match self.timing.get() {
+            Timing::NORMAL if self.turbo.get() => Timing::TURBO,
+            timing => timing,
+        }
+    }
+
+    fn toggle_turbo(&self) {
+        let on = !self.turbo.get();
+        self.turbo.set(on);
+        crate::dom::save_pref(TURBO_KEY, Some(if on { "1" } else { "0" }));
+        self.render();
     }
 }
 

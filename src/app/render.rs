@@ -147,6 +147,11 @@ impl Inner {
                 .log_failure("focusing the popup's OK button");
         }
 
+        set_attr(
+            &ui.turbo,
+            "aria-pressed",
+            if self.turbo.get() { "true" } else { "false" },
+        );
         let muted = self.sound.borrow().muted();
         set_text(&ui.mute, if muted { t.sound_off } else { t.sound_on });
         set_attr(

@@ -1,0 +1,21 @@
+//! The words of the board's look and feel: turbo, uncovering by hand.
+
+use super::Lang;
+
+impl Lang {
+    /// The toggle for a quicker reveal.
+    pub fn turbo(self) -> &'static str {
+        match self {
+            Lang::Fr => "Turbo",
+            Lang::En => "Turbo",
+        }
+    }
+
+    /// Said by screen readers on the board: how to uncover columns early.
+    pub fn uncover_hint(self) -> &'static str {
+        match self {
+            Lang::Fr => "Touchez ou glissez sur une colonne pour la découvrir ; au clavier, flèche droite ou Espace.",
+            Lang::En => "Tap or drag across a column to uncover it; with the keyboard, Right arrow or Space.",
+        }
+    }
+}
