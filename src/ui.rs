@@ -18,6 +18,10 @@ pub struct Ui {
     pub root: HtmlElement,
     pub balance: HtmlElement,
     pub mute: HtmlButtonElement,
+    /// « Dernier gain »: the last prize, once its reveal has ended.
+    pub last_win: HtmlElement,
+    /// « ? »: opens the rules at the table of combinations.
+    pub help: HtmlButtonElement,
     /// « Turbo »: a quicker reveal, remembered (aria-pressed).
     pub turbo: HtmlButtonElement,
     pub resume_box: HtmlElement,
@@ -70,9 +74,15 @@ impl Ui {
         let wallet = child(&top, "p", "eld-balance")?;
         text_child(&wallet, "span", "eld-balance-label", t.balance)?;
         let balance = text_child(&wallet, "strong", "eld-balance-value", "–")?;
+        let last = child(&top, "p", "eld-last-win")?;
+        text_child(&last, "span", "eld-balance-label", lang.last_win())?;
+        let last_win = text_child(&last, "strong", "eld-last-win-value", "–")?;
         let mute = button(&top, "eld-mute", t.sound_on)?;
         let turbo = button(&top, "eld-turbo", lang.turbo())?;
         set_attr(&turbo, "aria-pressed", "false");
+        let help = button(&top, "eld-help", "?")?;
+        set_attr(&help, "aria-label", lang.help());
+        set_attr(&help, "title", lang.help());
 
         let resume_box = child(root, "div", "eld-resume")?;
         resume_box.set_hidden(true);
@@ -168,6 +178,8 @@ impl Ui {
             root: root.clone(),
             balance,
             mute,
+            last_win,
+            help,
             turbo,
             resume_box,
             resume,
@@ -235,6 +247,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
 
     text_child(body, "h3", "", t.combinations)?;
     let table = child(body, "table", "eld-combos")?;
+    set_attr(&table, "id", "eld-combos");
     let head = child(&table, "tr", "")?;
     text_child(&head, "th", "", t.combination)?;
     text_child(&head, "th", "", t.gives)?;
@@ -246,7 +259,9 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
             continue;
         };
         let row = child(&table, "tr", "")?;
-        text_child(&row, "td", "", &describe_combination(lang, combination))?;
+        let name = text_child(&row, "td", "", "")?;
+        symbol_picture(&name, combination.symbol)?;
+        name.append_with_str_1(&describe_combination(lang, combination))?;
         match award {
             Award::Win(multiple) => {
                 text_child(&row, "td", "", &format!("{multiple} {}", t.times_stake))?;
@@ -324,6 +339,18 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
         &format!("{} {}", t.max_win, max.join(", ")),
     )?;
     Ok(())
+}
+
+/// The symbol as drawn on the board, beside its name in the paytable (the
+/// name says it for screen readers).
+fn symbol_picture(parent: &Element, symbol: Symbol) -> Result<(), JsValue> {
+    const SIDE: u32 = 56;
+    let picture: web_sys::HtmlCanvasElement = child(parent, "canvas", "eld-sym")?.dyn_into()?;
+    set_attr(&picture, "aria-hidden", "true");
+    picture.set_width(SIDE);
+    picture.set_height(SIDE);
+    let ctx = crate::board::context_2d(&picture)?;
+    crate::symbols::draw_symbol(&ctx, symbol, f64::from(SIDE))
 }
 
 /// "4 soleils" style description of a combination, Chance included.

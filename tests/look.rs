@@ -268,3 +268,114 @@ async fn a_winning_line_carries_its_amount() {
         board.bottom()
     );
 }
+
+#[wasm_bindgen_test]
+async fn help_opens_the_paytable_with_the_symbol_pictures() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    let info = query(&root, ".eld-info");
+    assert!(!info.has_attribute("open"));
+    let help = query(&root, ".eld-help");
+    assert_eq!(
+        help.get_attribute("aria-label").as_deref(),
+        Some("Aide : règles et gains")
+    );
+    help.click();
+    assert!(info.has_attribute("open"), "« ? » opens the rules");
+    let rows = root.query_selector_all(".eld-combos tr").unwrap();
+    let mut pictures = 0;
+    for i in 1..rows.length() {
+        let row: web_sys::Element = rows.get(i).unwrap().dyn_into().unwrap();
+        let picture: web_sys::HtmlCanvasElement = row
+            .query_selector("canvas.eld-sym")
+            .unwrap()
+            .unwrap_or_else(|| panic!("row {i} has its picture"))
+            .dyn_into()
+            .unwrap();
+        assert_eq!(
+            picture.get_attribute("aria-hidden").as_deref(),
+            Some("true")
+        );
+        // The picture is the symbol the row names: its tile colour.
+        let text = row.text_content().unwrap_or_default();
+        let symbol = eldorado_engine::Symbol::ALL
+            .into_iter()
+            .find(|s| {
+                *s != eldorado_engine::Symbol::Chance && text.contains(Lang::Fr.symbol_name(*s))
+            })
+            .unwrap_or_else(|| panic!("a symbol named in {text}"));
+        let ctx = eldorado_web::board::context_2d(&picture).unwrap();
+        let side = f64::from(picture.width());
+        let data = ctx
+            .get_image_data(side * 0.12, side * 0.88, 1.0, 1.0)
+            .unwrap()
+            .data();
+        let at = [i32::from(data[0]), i32::from(data[1]), i32::from(data[2])];
+        let nearest = TILES
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, c)| {
+                let c = rgb(c);
+                (0..3).map(|k| (c[k] - at[k]).pow(2)).sum::<i32>()
+            })
+            .map(|(k, _)| k);
+        assert_eq!(nearest, Some(symbol.index()), "{text}");
+        pictures += 1;
+    }
+    assert!(pictures >= 15, "{pictures}");
+}
+
+#[wasm_bindgen_test]
+async fn the_last_win_shows_once_the_reveal_has_ended() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2, fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    assert_eq!(
+        text(&root, ".eld-last-win .eld-balance-label"),
+        "Dernier gain"
+    );
+    assert_eq!(text(&root, ".eld-last-win-value"), "–");
+    app.set_timing(Timing::NORMAL);
+    click(&root, ".eld-play");
+    wait_for("the reveal", || {
+        matches!(app.game().phase(), Phase::Revealing { .. })
+    })
+    .await;
+    assert_eq!(
+        text(&root, ".eld-last-win-value"),
+        "–",
+        "not before the end"
+    );
+    assert_eq!(
+        query(&root, ".eld-board")
+            .get_attribute("data-celebrate")
+            .as_deref(),
+        Some("")
+    );
+    click(&root, ".eld-play"); // « Tout montrer »
+    assert_eq!(text(&root, ".eld-last-win-value"), "2,00\u{A0}€");
+    assert_eq!(
+        query(&root, ".eld-board")
+            .get_attribute("data-celebrate")
+            .as_deref(),
+        Some("small"),
+        "2 stakes: the small celebration"
+    );
+    // A loss afterwards keeps the last prize and celebrates nothing.
+    app.set_timing(Timing::REDUCED);
+    click(&root, ".eld-popup-ok");
+    click(&root, ".eld-play");
+    wait_for("the second ticket", || {
+        app.game().ticket().is_some_and(|t| t.sale_id == 2)
+    })
+    .await;
+    wait_for("its end", || app.game().phase() == &Phase::Ready).await;
+    assert_eq!(text(&root, ".eld-last-win-value"), "2,00\u{A0}€");
+    assert_eq!(
+        query(&root, ".eld-board")
+            .get_attribute("data-celebrate")
+            .as_deref(),
+        Some("")
+    );
+}

@@ -43,6 +43,10 @@ type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
 
 const TURBO_KEY: &str = "eldorado.turbo";
 
+fn set_attr_open(details: &HtmlElement) {
+    crate::dom::set_attr(details, "open", "");
+}
+
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
 pub struct App {
@@ -69,6 +73,8 @@ struct Inner {
     timing: Cell<Timing>,
     /// The player's « Turbo » choice (remembered): quicker normal reveals.
     turbo: Cell<bool>,
+    /// The last prize shown at the end of a reveal (« Dernier gain »).
+    last_win: Cell<Option<u64>>,
     frame: RefCell<Option<FrameCallback>>,
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
@@ -111,6 +117,7 @@ impl App {
             verdicts: RefCell::new(HashMap::new()),
             timing: Cell::new(Timing::for_motion(reduced)),
             turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),
+            last_win: Cell::new(None),
             frame: RefCell::new(None),
             frame_id: Cell::new(None),
             listeners: RefCell::new(Vec::new()),
@@ -181,6 +188,19 @@ impl Inner {
             Timing::NORMAL if self.turbo.get() => Timing::TURBO,
             timing => timing,
         }
+    }
+
+    /// « ? »: the rules, opened and scrolled to the paytable.
+    fn open_help(&self) {
+        set_attr_open(&self.ui.info);
+        let target = self
+            .ui
+            .info_body
+            .query_selector("#eld-combos")
+            .ok()
+            .flatten();
+        let target: &web_sys::Element = target.as_ref().unwrap_or(&self.ui.info);
+        target.scroll_into_view();
     }
 
     fn toggle_turbo(&self) {

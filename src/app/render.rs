@@ -126,6 +126,31 @@ impl Inner {
 
         let popup = game.popup();
         let was_hidden = ui.popup.hidden();
+        // The window opens only when the reveal has shown the prize: the
+        // field follows it, never ahead of the board.
+        if let Some(Popup::Win(cents)) = popup {
+            self.last_win.set(Some(cents));
+        }
+        set_text(
+            &ui.last_win,
+            &self.last_win.get().map_or_else(
+                || "–".to_owned(),
+                |c| format_cents(c, lang.money_notation()),
+            ),
+        );
+        // The celebration grows with the prize: up to 5 stakes, up to 100
+        // stakes, above (the top prizes). Losing tickets end quietly.
+        let stake = game.ticket().map_or(0, |t| t.stake_cents);
+        set_attr(
+            &ui.board_box,
+            "data-celebrate",
+            match popup {
+                Some(Popup::Win(cents)) if stake > 0 && cents > 100 * stake => "top",
+                Some(Popup::Win(cents)) if stake > 0 && cents > 5 * stake => "big",
+                Some(Popup::Win(_)) => "small",
+                _ => "",
+            },
+        );
         match popup {
             Some(Popup::Win(cents)) => set_text(&ui.popup_text, &lang.you_win(cents)),
             Some(Popup::Extras(n)) => set_text(&ui.popup_text, &lang.you_get_extras(n)),

@@ -39,6 +39,7 @@ impl Inner {
             i.render();
         })?);
         listeners.push(on(&ui.turbo, "click", |i, _| i.toggle_turbo())?);
+        listeners.push(on(&ui.help, "click", |i, _| i.open_help())?);
         // A tap on a column, or a drag across columns, uncovers them early.
         listeners.push(on(&ui.canvas, "pointerdown", Inner::on_pointer)?);
         listeners.push(on(&ui.canvas, "pointermove", Inner::on_pointer)?);

@@ -11,6 +11,22 @@ impl Lang {
         }
     }
 
+    /// The field of the last prize won.
+    pub fn last_win(self) -> &'static str {
+        match self {
+            Lang::Fr => "Dernier gain",
+            Lang::En => "Last win",
+        }
+    }
+
+    /// The help button's name: it opens the rules at the paytable.
+    pub fn help(self) -> &'static str {
+        match self {
+            Lang::Fr => "Aide : règles et gains",
+            Lang::En => "Help: rules and prizes",
+        }
+    }
+
     /// Said by screen readers on the board: how to uncover columns early.
     pub fn uncover_hint(self) -> &'static str {
         match self {
