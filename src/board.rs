@@ -329,7 +329,8 @@ impl Board {
         let ctx = &self.ctx;
         let cell = self.layout.cell;
         let font_px = (cell * 0.26).max(9.0).round();
-        let font = format!("700 {font_px}px system-ui, sans-serif");
+        // Whole pixels, formatted as an integer: no float formatting code.
+        let font = format!("700 {}px system-ui, sans-serif", font_px as u32);
         for (row, label) in self.labels.iter().enumerate() {
             if label.is_empty() {
                 continue;
