@@ -15,6 +15,7 @@ mod bench_frames;
 pub mod board;
 pub mod commitments;
 pub mod console;
+pub mod count_up;
 pub mod dom;
 pub mod fixtures;
 pub mod game;

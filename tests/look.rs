@@ -354,7 +354,15 @@ async fn the_last_win_shows_once_the_reveal_has_ended() {
         Some("")
     );
     click(&root, ".eld-play"); // « Tout montrer »
-    assert_eq!(text(&root, ".eld-last-win-value"), "2,00\u{A0}€");
+    assert_ne!(
+        text(&root, ".eld-last-win-value"),
+        "2,00\u{A0}€",
+        "counted up on the next frames, not set at once"
+    );
+    wait_for("the count to land on the prize", || {
+        text(&root, ".eld-last-win-value") == "2,00\u{A0}€"
+    })
+    .await;
     assert_eq!(
         query(&root, ".eld-board")
             .get_attribute("data-celebrate")

@@ -75,6 +75,9 @@ struct Inner {
     turbo: Cell<bool>,
     /// The last prize shown at the end of a reveal (« Dernier gain »).
     last_win: Cell<Option<u64>>,
+    /// « Dernier gain » counting up to a new prize: (start on the frame
+    /// clock once the first frame came, amount).
+    counting: Cell<Option<(Option<f64>, u64)>>,
     frame: RefCell<Option<FrameCallback>>,
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
@@ -118,6 +121,7 @@ impl App {
             timing: Cell::new(Timing::for_motion(reduced)),
             turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),
             last_win: Cell::new(None),
+            counting: Cell::new(None),
             frame: RefCell::new(None),
             frame_id: Cell::new(None),
             listeners: RefCell::new(Vec::new()),

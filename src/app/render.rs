@@ -129,15 +129,22 @@ impl Inner {
         // The window opens only when the reveal has shown the prize: the
         // field follows it, never ahead of the board.
         if let Some(Popup::Win(cents)) = popup {
+            // Counted up when the window opens, unless motion is reduced.
+            if was_hidden && self.timing.get() != crate::reveal::Timing::REDUCED {
+                self.counting.set(Some((None, cents)));
+                self.request_frame();
+            }
             self.last_win.set(Some(cents));
         }
-        set_text(
-            &ui.last_win,
-            &self.last_win.get().map_or_else(
-                || "–".to_owned(),
-                |c| format_cents(c, lang.money_notation()),
-            ),
-        );
+        if self.counting.get().is_none() {
+            set_text(
+                &ui.last_win,
+                &self.last_win.get().map_or_else(
+                    || "–".to_owned(),
+                    |c| format_cents(c, lang.money_notation()),
+                ),
+            );
+        }
         // The celebration grows with the prize: up to 5 stakes, up to 100
         // stakes, above (the top prizes). Losing tickets end quietly.
         let stake = game.ticket().map_or(0, |t| t.stake_cents);
