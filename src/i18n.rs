@@ -3,6 +3,7 @@
 //! Texts are struct fields rather than lookup keys, so a missing translation
 //! is a compile error, never a blank or a raw key on screen.
 
+mod look;
 mod portal;
 mod protection;
 mod trust;

@@ -11,9 +11,12 @@
 
 pub mod api;
 pub mod app;
+#[cfg(feature = "bench")]
+mod bench_frames;
 pub mod board;
 pub mod commitments;
 pub mod console;
+pub mod count_up;
 pub mod dom;
 pub mod fixtures;
 pub mod game;

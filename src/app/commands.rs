@@ -146,7 +146,7 @@ impl Inner {
                 }
                 this.board
                     .borrow_mut()
-                    .start_reveal(cells, marks, this.timing.get())
+                    .start_reveal(cells, marks, this.reveal_timing())
                     .log_failure("starting the reveal");
                 this.request_frame();
                 Vec::new()
@@ -343,7 +343,31 @@ impl Inner {
         commands
     }
 
-    fn request_frame(&self) {
+    /// One step of « Dernier gain » counting up (after the reveal: the
+    /// reveal's own frames stay free of text work).
+    fn count_up(&self, now: f64) {
+        let Some((start, cents)) = self.counting.get() else {
+            return;
+        };
+        if self.board.borrow().is_revealing() {
+            self.counting.set(None);
+            return;
+        }
+        let start = start.unwrap_or(now);
+        let shown = crate::count_up::shown(cents, now - start);
+        crate::dom::set_text(
+            &self.ui.last_win,
+            &crate::money::format_cents(shown, self.lang.money_notation()),
+        );
+        if shown == cents {
+            self.counting.set(None);
+        } else {
+            self.counting.set(Some((Some(start), cents)));
+            self.request_frame();
+        }
+    }
+
+    pub(super) fn request_frame(&self) {
         if self.frame_id.get().is_some() {
             return;
         }
@@ -381,6 +405,7 @@ impl Inner {
         } else if this.board.borrow().is_revealing() {
             this.request_frame();
         }
+        this.count_up(now);
     }
 
     fn announcement_text(&self, announcement: &Announcement) -> String {

@@ -48,6 +48,12 @@ type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
 /// An interval's id with the callback it must outlive.
 type Timer = (i32, Closure<dyn FnMut()>);
 
+const TURBO_KEY: &str = "eldorado.turbo";
+
+fn set_attr_open(details: &HtmlElement) {
+    crate::dom::set_attr(details, "open", "");
+}
+
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
 pub struct App {
@@ -72,6 +78,13 @@ struct Inner {
     /// history shows only these results.
     verdicts: RefCell<HashMap<u64, Verdict>>,
     timing: Cell<Timing>,
+    /// The player's « Turbo » choice (remembered): quicker normal reveals.
+    turbo: Cell<bool>,
+    /// The last prize shown at the end of a reveal (« Dernier gain »).
+    last_win: Cell<Option<u64>>,
+    /// « Dernier gain » counting up to a new prize: (start on the frame
+    /// clock once the first frame came, amount).
+    counting: Cell<Option<(Option<f64>, u64)>>,
     frame: RefCell<Option<FrameCallback>>,
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
@@ -122,7 +135,8 @@ impl App {
         let lang = launch.lang;
         let stakes = vec![50, 100, 200];
         let ui = Ui::build(root, lang, &stakes)?;
-        let board = Board::new(ui.canvas.clone())?;
+        let mut board = Board::new(ui.canvas.clone())?;
+        board.set_notation(lang.money_notation());
         let guard = protection::Guard::new(protection::GuardUi::build(&ui, lang)?, lang);
         let window = crate::dom::window()?;
         let reduced = window
@@ -144,6 +158,9 @@ impl App {
             book: RefCell::new(CommitmentBook::default()),
             verdicts: RefCell::new(HashMap::new()),
             timing: Cell::new(Timing::for_motion(reduced)),
+            turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),
+            last_win: Cell::new(None),
+            counting: Cell::new(None),
             frame: RefCell::new(None),
             frame_id: Cell::new(None),
             listeners: RefCell::new(Vec::new()),
@@ -178,6 +195,19 @@ impl App {
 
     pub fn press(&self) {
         Inner::press(&self.inner);
+    }
+
+    /// The player uncovers column `col` now (as a tap on it does).
+    pub fn uncover_column(&self, col: usize, now: f64) -> bool {
+        self.inner.board.borrow_mut().uncover(col, now)
+    }
+
+    pub fn is_revealing(&self) -> bool {
+        self.inner.board.borrow().is_revealing()
+    }
+
+    pub fn toggle_turbo(&self) {
+        self.inner.toggle_turbo();
     }
 
     pub fn choose_stake(&self, stake: u64) {
@@ -224,6 +254,37 @@ impl App {
     /// Runs the session clock's tick now instead of waiting for it.
     pub fn clock_tick(&self) {
         Inner::guard_tick(&self.inner);
+    }
+}
+
+impl Inner {
+    /// The timing of the next reveal: turbo quickens only the normal one
+    /// (reduced motion, or a timing set by tests, stays as it is).
+    fn reveal_timing(&self) -> Timing {
+        match self.timing.get() {
+            Timing::NORMAL if self.turbo.get() => Timing::TURBO,
+            timing => timing,
+        }
+    }
+
+    /// « ? »: the rules, opened and scrolled to the paytable.
+    fn open_help(&self) {
+        set_attr_open(&self.ui.info);
+        let target = self
+            .ui
+            .info_body
+            .query_selector("#eld-combos")
+            .ok()
+            .flatten();
+        let target: &web_sys::Element = target.as_ref().unwrap_or(&self.ui.info);
+        target.scroll_into_view();
+    }
+
+    fn toggle_turbo(&self) {
+        let on = !self.turbo.get();
+        self.turbo.set(on);
+        crate::dom::save_pref(TURBO_KEY, Some(if on { "1" } else { "0" }));
+        self.render();
     }
 }
 

@@ -303,6 +303,7 @@ impl Inner {
             let caption = text_child(&figure, "figcaption", "", &label)?;
             caption.set_title(&lang.describe_grid(grid.rows()));
             let mut board = Board::new(canvas)?;
+            board.set_notation(self.lang.money_notation());
             board.fit(250.0, 150.0, dpr)?;
             board.show(*grid, ticket.marks[index])?;
             text_child(&figure, "p", "eld-sr", &lang.describe_grid(grid.rows()))?;
