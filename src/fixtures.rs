@@ -163,5 +163,6 @@ pub fn config(public_key_hex: &str) -> Config {
         prize_table: prize_rows(),
         demo: true,
         starting_balance_cents: 5000,
+        portal_origins: Vec::new(),
     }
 }

@@ -1,58 +1,66 @@
-//! What the page is launched with:
-//! `?server=<url>&token=<session>&lang=en&key=<operator key, hex>`.
-//! An operator portal embeds the game in an iframe with its own session
-//! token; without one the game opens a demo player on the serving origin.
+//! What the page is launched with: `?launch=<code>&lang=en&key=<operator
+//! key, hex>`. An operator's portal frames the game with the URL of a
+//! launch link (`POST /api/operator/launches`), whose single-use code the
+//! page trades for its session; without one the game opens a demo player.
+//! The page always talks to the server it was served by: no bearer token
+//! and no other server is ever taken from the address.
 
 use crate::i18n::Lang;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
-    /// Base URL of the API, without a trailing slash.
-    pub server: String,
-    /// Operator session token; `None` asks for a demo player.
-    pub token: Option<String>,
+    /// The launch code to trade for a session; `None` asks for a demo player.
+    pub code: Option<String>,
     pub lang: Lang,
     /// The operator key the portal pins (hex), checked against the server's
     /// before any purchase; kept as given, so an unreadable one stops the game.
     pub key: Option<String>,
 }
 
+/// The query parameters the page reads; `launch` is removed from the
+/// address as soon as it is read.
+pub const PARAMS: [&str; 3] = ["launch", "lang", "key"];
+
 impl Launch {
-    /// From the query's key/value pairs and the page's own origin.
-    pub fn from_query<'a>(
-        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
-        origin: &str,
-    ) -> Launch {
-        let (mut server, mut token, mut lang, mut key) = (None, None, None, None);
+    /// From the query's key/value pairs.
+    pub fn from_query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Launch {
+        let (mut code, mut lang, mut key) = (None, None, None);
         for (name, value) in pairs {
             match name {
-                "server" => server = Some(value),
-                "token" => token = Some(value),
+                "launch" => code = Some(value),
                 "lang" => lang = Some(value),
                 "key" => key = Some(value),
                 _ => {}
             }
         }
-        let server = server
-            .filter(|s| s.starts_with("https://") || s.starts_with("http://"))
-            .unwrap_or(origin);
         Launch {
-            server: server.trim_end_matches('/').to_owned(),
-            token: token.filter(|t| is_token(t)).map(str::to_owned),
+            code: code.filter(|c| is_code(c)).map(str::to_owned),
             lang: Lang::from_query(lang),
             key: key.map(str::to_owned),
         }
     }
 }
 
-/// Tokens go into a header: anything but plain ASCII letters and digits
-/// would be refused by the browser or the server anyway.
-fn is_token(text: &str) -> bool {
-    !text.is_empty()
-        && text.len() <= 256
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+/// Codes are hex digits; anything else is not sent (the page then says the
+/// link is unusable, as the server would).
+fn is_code(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 128 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The page's address without its launch code, for `history.replaceState`:
+/// every other parameter and the fragment are kept as they were.
+pub fn without_code(path: &str, search: &str, hash: &str) -> String {
+    let kept: Vec<&str> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split('=').next() != Some("launch"))
+        .collect();
+    let query = if kept.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", kept.join("&"))
+    };
+    format!("{path}{query}{hash}")
 }
 
 #[cfg(test)]
@@ -60,43 +68,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_to_origin_demo_and_french() {
-        let launch = Launch::from_query([], "https://jeux.example");
-        assert_eq!(launch.server, "https://jeux.example");
-        assert_eq!(launch.token, None);
+    fn defaults_to_demo_and_french() {
+        let launch = Launch::from_query([]);
+        assert_eq!(launch.code, None);
         assert_eq!(launch.lang, Lang::Fr);
         assert_eq!(launch.key, None);
     }
 
     #[test]
-    fn operator_launch() {
-        let launch = Launch::from_query(
-            [
-                ("server", "https://api.example/"),
-                ("token", "ab12"),
-                ("lang", "en"),
-                ("key", "ABCD"),
-            ],
-            "https://portal.example",
-        );
+    fn a_portal_launch() {
+        let code = "ab".repeat(32);
+        let launch = Launch::from_query([
+            ("launch", code.as_str()),
+            ("lang", "en"),
+            ("key", "ABCD"),
+            // Older portals' parameters mean nothing now.
+            ("server", "https://api.example/"),
+            ("token", "ab12"),
+        ]);
+        assert_eq!(launch.code.as_deref(), Some(code.as_str()));
         assert_eq!(launch.key.as_deref(), Some("ABCD"));
-        assert_eq!(launch.server, "https://api.example");
-        assert_eq!(launch.token.as_deref(), Some("ab12"));
         assert_eq!(launch.lang, Lang::En);
     }
 
     #[test]
     fn unusable_values_are_ignored() {
-        let launch = Launch::from_query(
-            [
-                ("server", "javascript:alert(1)"),
-                ("token", "a b\n"),
-                ("lang", "xx"),
-            ],
-            "http://127.0.0.1:8080",
-        );
-        assert_eq!(launch.server, "http://127.0.0.1:8080");
-        assert_eq!(launch.token, None);
+        let launch = Launch::from_query([("launch", "a b\n"), ("lang", "xx")]);
+        assert_eq!(launch.code, None);
         assert_eq!(launch.lang, Lang::Fr);
+        let long = "a".repeat(129);
+        assert_eq!(Launch::from_query([("launch", long.as_str())]).code, None);
+    }
+
+    #[test]
+    fn the_code_leaves_the_address_and_nothing_else_does() {
+        assert_eq!(without_code("/", "?launch=abc&lang=en", ""), "/?lang=en");
+        assert_eq!(
+            without_code("/game/", "?lang=fr&launch=abc&key=01", "#top"),
+            "/game/?lang=fr&key=01#top"
+        );
+        assert_eq!(without_code("/", "?launch=abc", ""), "/");
+        assert_eq!(without_code("/", "", ""), "/");
+        assert_eq!(without_code("/", "?launcher=1", ""), "/?launcher=1");
     }
 }

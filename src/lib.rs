@@ -3,10 +3,11 @@
 //!
 //! Pure modules (`game`, `i18n`, `money`, `layout`, `reveal`, `launch`,
 //! `verification`, `commitments`, `operator_key`, `rules_check`, `history`,
-//! `api`) know nothing of the DOM and are tested natively; the glue (`app`,
-//! `ui`, `board`, `symbols`, `sound`, `net`, `dom`, `receipt`, `console`)
-//! talks to the browser. Outcomes come only from the server's signed sales; the
-//! engine is used here to verify and to draw, never to decide.
+//! `protection`, `reality_check`, `api`) know nothing of the DOM and are
+//! tested natively; the glue (`app`, `ui`, `board`, `symbols`, `sound`,
+//! `net`, `dom`, `receipt`, `console`) talks to the browser. Outcomes come
+//! only from the server's signed sales; the engine is used here to verify
+//! and to draw, never to decide.
 
 pub mod api;
 pub mod app;
@@ -23,6 +24,9 @@ pub mod layout;
 pub mod money;
 pub mod net;
 pub mod operator_key;
+pub mod portal;
+pub mod protection;
+pub mod reality_check;
 pub mod receipt;
 pub mod reveal;
 pub mod rules_check;
@@ -48,19 +52,27 @@ pub struct GameHandle {
     _app: app::App,
 }
 
-/// Mounts the game in `root`, reading `?server=`, `?token=`, `?lang=` and
-/// `?key=` from the page address.
+/// Mounts the game in `root`, reading `?launch=`, `?lang=` and `?key=`
+/// from the page address; the launch code leaves the address at once.
 #[wasm_bindgen]
 pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
-    let location = dom::window()?.location();
-    let origin = location.origin()?;
-    let params = web_sys::UrlSearchParams::new_with_str(&location.search()?)?;
-    let pairs: Vec<(String, String)> = ["server", "token", "lang", "key"]
+    let window = dom::window()?;
+    let location = window.location();
+    let search = location.search()?;
+    let params = web_sys::UrlSearchParams::new_with_str(&search)?;
+    let pairs: Vec<(String, String)> = launch::PARAMS
         .iter()
         .filter_map(|key| params.get(key).map(|v| (key.to_string(), v)))
         .collect();
-    let launch =
-        launch::Launch::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())), &origin);
+    let launch = launch::Launch::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if params.has("launch") {
+        // Out of the address bar, the history and any copy of the address
+        // before the first request, so a used code is not left lying around.
+        let address = launch::without_code(&location.pathname()?, &search, &location.hash()?);
+        window
+            .history()?
+            .replace_state_with_url(&JsValue::NULL, "", Some(&address))?;
+    }
     if let Some(doc) = root.owner_document() {
         if let Some(html) = doc.document_element() {
             html.set_attribute("lang", launch.lang.code())
@@ -71,7 +83,7 @@ pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
             i18n::Lang::En => "Eldorado — instant game",
         });
     }
-    let backend = Rc::new(net::HttpBackend::new(&launch.server));
+    let backend = Rc::new(net::HttpBackend::same_origin());
     let app = app::App::mount(&root, launch, backend)?;
     Ok(GameHandle { _app: app })
 }

@@ -2,10 +2,12 @@
 //! the real server of docs/PROTOCOL.md (Part II), tests plug in an in-memory one.
 
 use crate::api::{
-    BlockList, BuyRequest, Config, ErrorBody, HistoryPage, NetError, RevealAck, RevealRequest,
+    BlockList, BuyRequest, Config, ErrorBody, ExclusionRequest, HistoryPage, LaunchCodeRequest,
+    LimitsRequest, NetError, Protection, RealityCheckRequest, RevealAck, RevealRequest,
     SaleResponse, Session,
 };
 use crate::console::LogFailure;
+use crate::protection::Refusal;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::future::Future;
@@ -20,7 +22,11 @@ pub type Reply<T> = Pin<Box<dyn Future<Output = Result<T, NetError>>>>;
 pub trait Backend {
     fn config(&self) -> Reply<Config>;
     fn demo_player(&self) -> Reply<Session>;
+    /// Trades a launch link's code for its session (`POST /api/launch`).
+    fn launch(&self, code: &str) -> Reply<Session>;
     fn session(&self, token: &str) -> Reply<Session>;
+    /// Ends the session (`DELETE /api/session`).
+    fn end_session(&self, token: &str) -> Reply<()>;
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse>;
     fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse>;
     /// The same sale as the exact JSON text the server sent: the receipt.
@@ -28,20 +34,26 @@ pub trait Backend {
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck>;
     fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage>;
     fn blocks(&self) -> Reply<BlockList>;
+    /// `GET /api/limits`: the player's limits, use and exclusion.
+    fn limits(&self, token: &str) -> Reply<Protection>;
+    /// `PUT /api/limits`.
+    fn set_limits(&self, token: &str, request: LimitsRequest) -> Reply<Protection>;
+    /// `POST /api/exclusion`.
+    fn exclude(&self, token: &str, request: ExclusionRequest) -> Reply<Protection>;
+    /// `PUT /api/reality-check`.
+    fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection>;
 }
 
-/// `fetch` against the game server, each request bounded by a timeout.
+/// `fetch` against the server that served the page (relative URLs: the
+/// page's CSP allows `connect-src 'self'` only), each request bounded by a
+/// timeout.
 pub struct HttpBackend {
-    base: String,
     timeout_ms: u32,
 }
 
 impl HttpBackend {
-    pub fn new(base: &str) -> HttpBackend {
-        HttpBackend {
-            base: base.trim_end_matches('/').to_owned(),
-            timeout_ms: 10_000,
-        }
+    pub fn same_origin() -> HttpBackend {
+        HttpBackend { timeout_ms: 10_000 }
     }
 
     fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
@@ -54,8 +66,18 @@ impl HttpBackend {
         token: Option<&str>,
         body: &impl Serialize,
     ) -> Reply<T> {
+        self.send("POST", path, token, body)
+    }
+
+    fn send<T: DeserializeOwned + 'static>(
+        &self,
+        method: &'static str,
+        path: &str,
+        token: Option<&str>,
+        body: &impl Serialize,
+    ) -> Reply<T> {
         match to_json(body) {
-            Ok(body) => decoded(self.request("POST", path, token, Some(body), Body::Json)),
+            Ok(body) => decoded(self.request(method, path, token, Some(body), Body::Json)),
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
@@ -70,7 +92,7 @@ impl HttpBackend {
         body: Option<String>,
         read: Body,
     ) -> Reply<JsValue> {
-        let url = format!("{}{path}", self.base);
+        let url = path.to_owned();
         let token = token.map(str::to_owned);
         let timeout = self.timeout_ms;
         Box::pin(async move { fetch(&url, method, token.as_deref(), body, timeout, read).await })
@@ -90,8 +112,21 @@ impl Backend for HttpBackend {
     fn demo_player(&self) -> Reply<Session> {
         self.post("/api/demo/players", None, &Empty {})
     }
+    fn launch(&self, code: &str) -> Reply<Session> {
+        self.post(
+            "/api/launch",
+            None,
+            &LaunchCodeRequest {
+                code: code.to_owned(),
+            },
+        )
+    }
     fn session(&self, token: &str) -> Reply<Session> {
         self.get("/api/session", Some(token))
+    }
+    fn end_session(&self, token: &str) -> Reply<()> {
+        let reply = self.request("DELETE", "/api/session", Some(token), None, Body::Empty);
+        Box::pin(async move { reply.await.map(|_| ()) })
     }
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse> {
         self.post("/api/sales", Some(token), &request)
@@ -129,6 +164,18 @@ impl Backend for HttpBackend {
     fn blocks(&self) -> Reply<BlockList> {
         self.get("/api/blocks", None)
     }
+    fn limits(&self, token: &str) -> Reply<Protection> {
+        self.get("/api/limits", Some(token))
+    }
+    fn set_limits(&self, token: &str, request: LimitsRequest) -> Reply<Protection> {
+        self.send("PUT", "/api/limits", Some(token), &request)
+    }
+    fn exclude(&self, token: &str, request: ExclusionRequest) -> Reply<Protection> {
+        self.send("POST", "/api/exclusion", Some(token), &request)
+    }
+    fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection> {
+        self.send("PUT", "/api/reality-check", Some(token), &request)
+    }
 }
 
 #[derive(Serialize)]
@@ -140,10 +187,16 @@ enum Body {
     Json,
     /// As the exact text sent (a receipt is the server's bytes, not ours).
     Text,
+    /// None expected (204).
+    Empty,
 }
 
-fn to_json(value: &impl Serialize) -> Result<String, NetError> {
-    let js = serde_wasm_bindgen::to_value(value).map_err(|_| NetError::Decode)?;
+/// A request body as the JSON text sent. `None` is written `null`, never
+/// left out: the protection requests must name a removed limit.
+pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
+    let js = value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
         .map_err(|_| NetError::Decode)
@@ -187,6 +240,7 @@ async fn fetch(
         .map_err(|_| NetError::Network)?;
     let status = response.status();
     let body = match (response.ok(), read) {
+        (true, Body::Empty) => return Ok(JsValue::NULL),
         (true, Body::Text) => response.text(),
         _ => response.json(),
     };
@@ -200,10 +254,14 @@ async fn fetch(
         Err(_) => Err(NetError::Decode),
     };
     if !response.ok() {
-        let code = json
+        let detail = json
             .ok()
             .and_then(|j| serde_wasm_bindgen::from_value::<ErrorBody>(j).ok())
-            .map_or_else(|| format!("HTTP_{status}"), |e| e.error.code);
+            .map(|e| e.error);
+        if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
+            return Err(NetError::Protection(refusal));
+        }
+        let code = detail.map_or_else(|| format!("HTTP_{status}"), |d| d.code);
         return Err(NetError::Api { status, code });
     }
     json

@@ -12,12 +12,14 @@ use eldorado_engine::prize_table::rtp_basis_points;
 use eldorado_engine::verify::Check;
 use eldorado_engine::{Combination, Symbol};
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Element, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
+use web_sys::{Element, HtmlAnchorElement, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
 
 pub struct Ui {
     pub root: HtmlElement,
     pub balance: HtmlElement,
     pub mute: HtmlButtonElement,
+    /// « Lobby »: back to the portal's lobby, when the session names one.
+    pub lobby: HtmlAnchorElement,
     pub resume_box: HtmlElement,
     pub resume: HtmlButtonElement,
     pub canvas: HtmlCanvasElement,
@@ -34,6 +36,8 @@ pub struct Ui {
     pub notice: HtmlElement,
     pub notice_text: HtmlElement,
     pub retry: HtmlButtonElement,
+    /// « Retour au lobby », under a refused launch link.
+    pub notice_lobby: HtmlAnchorElement,
     pub badge: HtmlElement,
     pub badge_label: HtmlElement,
     pub badge_list: HtmlElement,
@@ -55,6 +59,17 @@ fn button(parent: &Element, class: &str, text: &str) -> Result<HtmlButtonElement
     Ok(b)
 }
 
+/// A hidden link that leaves the game for the portal: it replaces the
+/// whole portal page (`target="_top"`), which browsers allow a framed page
+/// on a player's click.
+fn lobby_link(parent: &Element, class: &str, text: &str) -> Result<HtmlAnchorElement, JsValue> {
+    let link: HtmlAnchorElement = child(parent, "a", class)?.dyn_into()?;
+    link.set_text_content(Some(text));
+    link.set_target("_top");
+    link.set_hidden(true);
+    Ok(link)
+}
+
 impl Ui {
     pub fn build(root: &HtmlElement, lang: Lang, stakes: &[u64]) -> Result<Ui, JsValue> {
         let t = lang.texts();
@@ -69,6 +84,7 @@ impl Ui {
         text_child(&wallet, "span", "eld-balance-label", t.balance)?;
         let balance = text_child(&wallet, "strong", "eld-balance-value", "–")?;
         let mute = button(&top, "eld-mute", t.sound_on)?;
+        let lobby = lobby_link(&top, "eld-lobby", lang.lobby())?;
 
         let resume_box = child(root, "div", "eld-resume")?;
         resume_box.set_hidden(true);
@@ -118,6 +134,7 @@ impl Ui {
         notice.set_hidden(true);
         let notice_text = child(&notice, "p", "eld-notice-text")?;
         let retry = button(&notice, "eld-retry", t.retry)?;
+        let notice_lobby = lobby_link(&notice, "eld-notice-lobby", lang.back_to_lobby())?;
 
         let badge = child(root, "details", "eld-badge")?;
         badge.set_hidden(true);
@@ -142,6 +159,7 @@ impl Ui {
             t.stake,
             t.history_result,
             t.history_status,
+            lang.protection().history_block,
             "",
         ] {
             text_child(&row, "th", "", title)?;
@@ -163,6 +181,7 @@ impl Ui {
             root: root.clone(),
             balance,
             mute,
+            lobby,
             resume_box,
             resume,
             canvas,
@@ -179,6 +198,7 @@ impl Ui {
             notice,
             notice_text,
             retry,
+            notice_lobby,
             badge,
             badge_label,
             badge_list,
@@ -358,6 +378,12 @@ pub fn history_row(
         t.unrevealed
     };
     text_child(&row, "td", "", status)?;
+    text_child(
+        &row,
+        "td",
+        "eld-history-block",
+        &format!("{} / {}", item.block, item.position),
+    )?;
     let cell = child(&row, "td", "")?;
     let open = button(&cell, "eld-history-open", "↗")?;
     let label = match lang {

@@ -537,6 +537,6 @@ async fn french_and_english_texts() {
     assert!(text(&en, ".eld-footer").contains("not by the animation"));
 
     // Any other language falls back to French, never to broken text.
-    let launch = Launch::from_query([("lang", "de")], "http://x");
+    let launch = Launch::from_query([("lang", "de")]);
     assert_eq!(launch.lang, Lang::Fr);
 }

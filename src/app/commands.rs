@@ -3,7 +3,7 @@
 
 use super::render::net_message;
 use super::Inner;
-use crate::api::{BuyRequest, NetError, SaleResponse};
+use crate::api::{BuyRequest, NetError, PageMessage, SaleResponse};
 use crate::console::LogFailure;
 use crate::dom::{load_pref, save_pref};
 use crate::game::{Announcement, Command, Phase, Purchase};
@@ -33,6 +33,12 @@ enum Outcome {
 
 impl Inner {
     pub(super) fn press(this: &Rc<Inner>) {
+        let new_ticket = this.game.borrow().phase() == &Phase::Ready;
+        if new_ticket && !this.may_start_ticket() {
+            this.render();
+            this.focus_reality_check();
+            return;
+        }
         this.sound.borrow_mut().unlock();
         let commands = this.game.borrow_mut().press(new_purchase);
         Inner::run(this, commands);
@@ -93,17 +99,21 @@ impl Inner {
                 spawn_local(async move {
                     let outcome = Inner::buy(&weak, backend.as_ref(), &token, request).await;
                     if let Some(inner) = weak.upgrade() {
+                        let sold = matches!(outcome, Outcome::Sold(_));
+                        if let Outcome::Failed(error) = &outcome {
+                            Inner::guard_refused(&inner, error);
+                        }
                         let commands = match outcome {
-                            Outcome::Sold(response) => {
-                                let book = inner.book.borrow();
-                                inner.game.borrow_mut().bought(*response, &book)
-                            }
+                            Outcome::Sold(response) => inner.bought(*response),
                             Outcome::Failed(error) => inner.game.borrow_mut().buy_failed(error),
                             Outcome::Refused(rejection) => {
                                 inner.game.borrow_mut().refuse_purchase(rejection)
                             }
                         };
                         inner.note_verdict();
+                        if sold {
+                            inner.guard_ticket_bought();
+                        }
                         Inner::run(&inner, commands);
                         if inner.game.borrow().ticket().is_none()
                             && inner.game.borrow().phase() == &Phase::Ready
@@ -173,6 +183,7 @@ impl Inner {
                 Vec::new()
             }
             Command::Announce(announcement) => {
+                this.post_announcement(&announcement);
                 let text = this.announcement_text(&announcement);
                 // Cleared first, so the same sentence twice is spoken twice.
                 this.ui.live.set_text_content(None);
@@ -211,9 +222,74 @@ impl Inner {
             return Outcome::Refused(Rejection::equivocation(equivocation.block));
         }
         drop(inner);
+        let stake = request.stake_cents;
         match backend.buy(token, request).await {
             Ok(response) => Outcome::Sold(Box::new(response)),
+            Err(NetError::Protection(refusal)) => {
+                Outcome::Failed(NetError::Protection(refusal.for_stake(stake)))
+            }
             Err(error) => Outcome::Failed(error),
+        }
+    }
+
+    /// A sale arrived: verified, it starts a round; refused by the checks,
+    /// the portal still hears of it (the server took the stake), as a round
+    /// that ended unverified with the prize the sale claims.
+    fn bought(&self, response: SaleResponse) -> Vec<Command> {
+        let sale = &response.sale.sale;
+        let (sale_id, stake_cents, prize_cents) = (
+            sale.sale_id,
+            sale.ticket.stake_cents,
+            sale.ticket.prize_cents,
+        );
+        let commands = {
+            let book = self.book.borrow();
+            self.game.borrow_mut().bought(response, &book)
+        };
+        if commands.is_empty() {
+            // Not the answer to the purchase in flight.
+            return commands;
+        }
+        let verified = self
+            .game
+            .borrow()
+            .ticket()
+            .is_some_and(|t| t.sale_id == sale_id);
+        self.post(PageMessage::RoundStarted {
+            sale_id,
+            stake_cents,
+        });
+        if !verified {
+            self.post(PageMessage::RoundEnded {
+                sale_id,
+                prize_cents,
+                verified: false,
+            });
+        }
+        commands
+    }
+
+    /// What the portal hears of an announcement to the player.
+    fn post_announcement(&self, announcement: &Announcement) {
+        match announcement {
+            Announcement::Refused { .. } => self.post(PageMessage::InsufficientFunds),
+            Announcement::Failed(error) => self.post_failure(error),
+            Announcement::Outcome { prize, .. } => {
+                let sale_id = self.game.borrow().ticket().map(|t| t.sale_id);
+                if let Some(sale_id) = sale_id {
+                    self.post(PageMessage::RoundEnded {
+                        sale_id,
+                        prize_cents: *prize,
+                        verified: true,
+                    });
+                }
+            }
+            Announcement::Rejected(rejection) if rejection.equivocation => {
+                self.post(PageMessage::Error {
+                    code: "EQUIVOCATION".to_owned(),
+                })
+            }
+            Announcement::Rejected(_) | Announcement::Extras(_) => {}
         }
     }
 
@@ -233,12 +309,15 @@ impl Inner {
                 return;
             };
             let commands = match session {
-                Some(session) => inner.game.borrow_mut().session_refreshed(
-                    mark,
-                    session.balance_cents,
-                    session.unrevealed,
-                    new_purchase,
-                ),
+                Some(session) => {
+                    inner.guard_session(session.protection.clone());
+                    inner.game.borrow_mut().session_refreshed(
+                        mark,
+                        session.balance_cents,
+                        session.unrevealed,
+                        new_purchase,
+                    )
+                }
                 None => inner.game.borrow_mut().refresh_failed(new_purchase),
             };
             Inner::run(&inner, commands);

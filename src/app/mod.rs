@@ -6,10 +6,13 @@
 //! (carrying out the state machine's commands, the reveal animation),
 //! `render` (controls brought in line with the state), `panels` (the
 //! history panel, its rows verified before they show a result) and
-//! `trust` (the commitments seen, kept across reloads).
+//! `trust` (the commitments seen, kept across reloads) and `portal` (the
+//! messages to and from the portal that frames the page).
 
 mod commands;
 mod panels;
+mod portal;
+mod protection;
 mod render;
 mod session;
 mod trust;
@@ -28,6 +31,7 @@ use crate::i18n::Lang;
 use crate::launch::Launch;
 use crate::net::Backend;
 use crate::operator_key::OperatorKey;
+use crate::portal::Portal;
 use crate::reveal::Timing;
 use crate::sound::Sound;
 use crate::ui::Ui;
@@ -77,6 +81,15 @@ struct Inner {
     load_failed: Cell<bool>,
     history_before: Cell<Option<u64>>,
     history_items: RefCell<Vec<HistoryItem>>,
+    portal: RefCell<Portal>,
+    /// What the portal was last told, so it hears of changes only.
+    posted_balance: Cell<Option<u64>>,
+    posted_height: Cell<Option<u64>>,
+    page_watch: RefCell<Option<Watcher>>,
+    /// The portal closed the game: nothing more happens.
+    closed: Cell<bool>,
+    /// Player protection: notices, session clock, limits, reality check.
+    guard: protection::Guard,
 }
 
 impl App {
@@ -86,10 +99,31 @@ impl App {
         launch: Launch,
         backend: Rc<dyn Backend>,
     ) -> Result<App, JsValue> {
+        App::mount_with(root, launch, backend, Portal::of_page())
+    }
+
+    /// As if framed by `parent`: the tests play the portal with a window of
+    /// their own.
+    pub fn mount_framed(
+        root: &HtmlElement,
+        launch: Launch,
+        backend: Rc<dyn Backend>,
+        parent: web_sys::Window,
+    ) -> Result<App, JsValue> {
+        App::mount_with(root, launch, backend, Portal::with_parent(Some(parent)))
+    }
+
+    fn mount_with(
+        root: &HtmlElement,
+        launch: Launch,
+        backend: Rc<dyn Backend>,
+        portal: Portal,
+    ) -> Result<App, JsValue> {
         let lang = launch.lang;
         let stakes = vec![50, 100, 200];
         let ui = Ui::build(root, lang, &stakes)?;
         let board = Board::new(ui.canvas.clone())?;
+        let guard = protection::Guard::new(protection::GuardUi::build(&ui, lang)?, lang);
         let window = crate::dom::window()?;
         let reduced = window
             .match_media("(prefers-reduced-motion: reduce)")
@@ -118,8 +152,15 @@ impl App {
             load_failed: Cell::new(false),
             history_before: Cell::new(None),
             history_items: RefCell::new(Vec::new()),
+            portal: RefCell::new(portal),
+            posted_balance: Cell::new(None),
+            posted_height: Cell::new(None),
+            page_watch: RefCell::new(None),
+            closed: Cell::new(false),
+            guard,
         });
         Inner::wire(&inner)?;
+        Inner::wire_guard(&inner)?;
         inner.fit_canvas();
         inner.render();
         Inner::load(&inner);
@@ -163,6 +204,26 @@ impl App {
     /// rather than wait).
     pub fn idle_tick(&self) {
         Inner::refresh_if_idle(&self.inner);
+    }
+
+    pub fn muted(&self) -> bool {
+        self.inner.sound.borrow().muted()
+    }
+
+    /// Whether the portal closed the game.
+    pub fn closed(&self) -> bool {
+        self.inner.closed.get()
+    }
+
+    /// Replaces the clock (Unix ms) of the session clock and the reality
+    /// check: tests drive time by hand, then call [`App::clock_tick`].
+    pub fn set_clock(&self, clock: Rc<dyn Fn() -> f64>) {
+        self.inner.set_guard_clock(clock);
+    }
+
+    /// Runs the session clock's tick now instead of waiting for it.
+    pub fn clock_tick(&self) {
+        Inner::guard_tick(&self.inner);
     }
 }
 

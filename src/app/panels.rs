@@ -282,6 +282,12 @@ impl Inner {
         if ticket.money == Money::Play {
             text_child(detail, "p", "eld-money-tag", t.play_money)?;
         }
+        text_child(
+            detail,
+            "p",
+            "eld-fixed",
+            lang.protection().fixed_at_purchase,
+        )?;
         let doc = crate::dom::document()?;
         let dpr = crate::dom::window()?.device_pixel_ratio();
         for (index, grid) in ticket.grids.iter().enumerate() {

@@ -13,6 +13,9 @@ use eldorado_engine::Money;
 impl Inner {
     /// Brings every control in line with the game state.
     pub(super) fn render(&self) {
+        if self.closed.get() {
+            return;
+        }
         let game = self.game.borrow();
         let lang = self.lang;
         let t = lang.texts();
@@ -107,6 +110,7 @@ impl Inner {
                 match game.notice() {
                     Some(Notice::Rejected(_)) => "rejected",
                     Some(Notice::InsufficientFunds { .. }) => "funds",
+                    Some(Notice::Net(NetError::Protection(_))) => "protection",
                     Some(Notice::Net(_)) => "network",
                     _ => "",
                 },
@@ -156,6 +160,9 @@ impl Inner {
             "aria-pressed",
             if muted { "true" } else { "false" },
         );
+        self.render_guard(&game);
+        drop(game);
+        self.post_balance(false);
     }
 }
 
@@ -166,5 +173,6 @@ pub(super) fn net_message(lang: Lang, error: &NetError) -> String {
         NetError::Network => t.err_network.to_owned(),
         NetError::Decode => t.err_response.to_owned(),
         NetError::Api { code, .. } => lang.api_error(code).to_owned(),
+        NetError::Protection(refusal) => super::protection::refusal_text(lang, refusal),
     }
 }

@@ -1,11 +1,12 @@
 //! Loading the player: the server's configuration, then a session (the
-//! launch token's, the remembered demo player's, or a new demo player).
-//! The operator key is chosen here, pins first: a key that disagrees with
-//! a pin stops the game before anything can be bought.
+//! launch link's, this tab's launched one, the remembered demo player's,
+//! or a new demo player). The operator key is chosen here, pins first: a
+//! key that disagrees with a pin stops the game before anything can be
+//! bought.
 
 use super::render::net_message;
 use super::Inner;
-use crate::api::{Config, NetError, Session};
+use crate::api::{Config, NetError, PageMessage, Session};
 use crate::console::LogFailure;
 use crate::dom::{load_pref, save_pref, set_attr, set_hidden, set_text};
 use crate::game::Player;
@@ -17,6 +18,22 @@ use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 
 const DEMO_TOKEN_KEY: &str = "eldorado.demo_token";
+/// The session a launch link opened, for reloads of this tab only (session
+/// storage): reloading the frame must not turn the operator's player into
+/// a demo player, and the code in the link works only once.
+const LAUNCHED_TOKEN_KEY: &str = "eldorado.launched_token";
+
+const LAUNCH_INVALID: &str = "LAUNCH_INVALID";
+
+/// Why the page has no session.
+enum LoadError {
+    Net(NetError),
+    /// The launch link was refused; the lobby of this tab's earlier
+    /// launched session, if it has one.
+    LaunchRefused {
+        lobby: Option<String>,
+    },
+}
 
 impl Inner {
     pub(super) fn load(this: &Rc<Inner>) {
@@ -26,20 +43,51 @@ impl Inner {
         set_hidden(&this.ui.retry, true);
         let weak = Rc::downgrade(this);
         let backend = this.backend.clone();
-        let launch_token = this.launch.token.clone();
+        let code = this.launch.code.clone();
         spawn_local(async move {
-            let result = load_session(backend.as_ref(), launch_token).await;
+            let config = backend.config().await;
             let Some(inner) = weak.upgrade() else {
                 return;
             };
-            match result {
-                Ok((config, session)) => inner.started(config, session),
-                Err(error) => {
-                    inner.load_failed.set(true);
-                    inner.show_error(&error);
-                }
+            let config = match config {
+                Ok(config) => config,
+                Err(error) => return inner.load_error(LoadError::Net(error)),
+            };
+            inner
+                .portal
+                .borrow_mut()
+                .set_origins(config.portal_origins.clone());
+            drop(inner);
+            let session = load_session(backend.as_ref(), code).await;
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            match session {
+                Ok(session) => inner.started(config, session),
+                Err(error) => inner.load_error(error),
             }
         });
+    }
+
+    fn load_error(self: &Rc<Self>, error: LoadError) {
+        self.load_failed.set(true);
+        match error {
+            LoadError::Net(error) => {
+                self.show_error(&error);
+                self.post_failure(&error);
+            }
+            LoadError::LaunchRefused { lobby } => {
+                set_hidden(&self.ui.notice, false);
+                set_attr(&self.ui.notice, "data-kind", "launch");
+                set_text(&self.ui.notice_text, self.lang.launch_invalid());
+                // Loading again would only meet the same used code.
+                set_hidden(&self.ui.retry, true);
+                self.show_lobby(&self.ui.notice_lobby, lobby.as_deref());
+                self.post(PageMessage::Error {
+                    code: LAUNCH_INVALID.to_owned(),
+                });
+            }
+        }
     }
 
     fn started(self: &Rc<Self>, config: Config, session: Session) {
@@ -73,6 +121,7 @@ impl Inner {
         self.load_book(&operator);
         self.operator.set(Some(operator));
         self.token.replace(Some(session.token.clone()));
+        self.show_lobby(&self.ui.lobby, session.lobby_url.as_deref());
         let player = Player {
             id: session.player_id.clone(),
             money: session.money,
@@ -83,9 +132,12 @@ impl Inner {
             operator.key,
             player,
             session.balance_cents,
-            session.unrevealed,
+            session.unrevealed.clone(),
         );
+        self.post(PageMessage::Ready);
         self.render();
+        Inner::watch_height(self);
+        Inner::guard_started(self, &session);
     }
 
     /// The operator key cannot be trusted: the game stays stopped, with no
@@ -96,6 +148,9 @@ impl Inner {
         set_attr(&self.ui.notice, "data-kind", "key");
         set_text(&self.ui.notice_text, self.lang.key_problem(problem));
         set_hidden(&self.ui.retry, true);
+        self.post(PageMessage::Error {
+            code: "OPERATOR_KEY".to_owned(),
+        });
     }
 
     fn show_error(&self, error: &NetError) {
@@ -105,28 +160,76 @@ impl Inner {
     }
 }
 
-async fn load_session(
-    backend: &dyn Backend,
-    launch_token: Option<String>,
-) -> Result<(Config, Session), NetError> {
-    let config = backend.config().await?;
-    if let Some(token) = launch_token {
-        let session = backend.session(&token).await?;
-        return Ok((config, session));
+/// Session storage of this tab, or nothing when the browser refuses it.
+fn tab_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok().flatten()
+}
+
+fn launched_token() -> Option<String> {
+    tab_storage()?.get_item(LAUNCHED_TOKEN_KEY).ok().flatten()
+}
+
+fn remember_launched_session(token: &str) {
+    if let Some(storage) = tab_storage() {
+        storage
+            .set_item(LAUNCHED_TOKEN_KEY, token)
+            .log_failure("remembering the launched session");
+    }
+}
+
+pub(super) fn forget_launched_session() {
+    if let Some(storage) = tab_storage() {
+        storage
+            .remove_item(LAUNCHED_TOKEN_KEY)
+            .log_failure("forgetting the launched session");
+    }
+}
+
+/// Whether the server says this token names no live session.
+fn is_gone(error: &NetError) -> bool {
+    matches!(
+        error,
+        NetError::Api {
+            status: 401 | 403 | 404,
+            ..
+        }
+    )
+}
+
+async fn load_session(backend: &dyn Backend, code: Option<String>) -> Result<Session, LoadError> {
+    if let Some(code) = code {
+        return match backend.launch(&code).await {
+            Ok(session) => {
+                remember_launched_session(&session.token);
+                Ok(session)
+            }
+            Err(NetError::Api { code, .. }) if code == LAUNCH_INVALID => {
+                let lobby = match launched_token() {
+                    Some(token) => backend.session(&token).await.ok().and_then(|s| s.lobby_url),
+                    None => None,
+                };
+                Err(LoadError::LaunchRefused { lobby })
+            }
+            Err(other) => Err(LoadError::Net(other)),
+        };
+    }
+    if let Some(token) = launched_token() {
+        match backend.session(&token).await {
+            Ok(session) => return Ok(session),
+            Err(error) if is_gone(&error) => forget_launched_session(),
+            Err(other) => return Err(LoadError::Net(other)),
+        }
     }
     // A demo player is kept across reloads, so an interrupted ticket can be
     // found again; a stale token simply gets a fresh player.
     if let Some(token) = load_pref(DEMO_TOKEN_KEY) {
         match backend.session(&token).await {
-            Ok(session) => return Ok((config, session)),
-            Err(NetError::Api {
-                status: 401 | 403 | 404,
-                ..
-            }) => {}
-            Err(other) => return Err(other),
+            Ok(session) => return Ok(session),
+            Err(error) if is_gone(&error) => {}
+            Err(other) => return Err(LoadError::Net(other)),
         }
     }
-    let session = backend.demo_player().await?;
+    let session = backend.demo_player().await.map_err(LoadError::Net)?;
     save_pref(DEMO_TOKEN_KEY, Some(&session.token));
-    Ok((config, session))
+    Ok(session)
 }

@@ -95,6 +95,7 @@ impl Inner {
             Inner::refresh_if_idle(i)
         })?);
         listeners.push(on(&window, "focus", |i, _| Inner::refresh_if_idle(i))?);
+        listeners.push(on(&window, "message", Inner::on_message)?);
         this.listeners.replace(listeners);
 
         let weak = Rc::downgrade(this);
@@ -145,8 +146,12 @@ impl Inner {
         if let (Some((id, _)), Ok(window)) = (self.idle_timer.take(), crate::dom::window()) {
             window.clear_interval_with_handle(id);
         }
+        if let Some((observer, _)) = self.page_watch.take() {
+            observer.disconnect();
+        }
         self.listeners.borrow_mut().clear();
         self.frame.take();
+        self.guard_teardown();
     }
 
     fn on_key(this: &Rc<Inner>, event: web_sys::Event) {

@@ -19,6 +19,10 @@ pub struct Config {
     pub prize_table: Vec<PrizeRow>,
     pub demo: bool,
     pub starting_balance_cents: u64,
+    /// The http(s) origins of `--frame-ancestors`: the only windows the page
+    /// posts its events to, and the only ones whose messages it accepts.
+    #[serde(default)]
+    pub portal_origins: Vec<String>,
 }
 
 impl Config {

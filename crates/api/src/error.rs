@@ -54,6 +54,8 @@ pub enum ErrorCode {
     LimitReached,
     /// 403: the player is excluded from play; see `excluded_until_ms`.
     SelfExcluded,
+    /// 410: the launch code is unknown, already used or expired.
+    LaunchInvalid,
     /// 503: the server is at its limit of requests in flight; see `Retry-After`.
     Overloaded,
     /// 503: the server did not answer in time. A sale may still have been
@@ -82,6 +84,7 @@ impl ErrorCode {
             ErrorCode::SoldOut => "SOLD_OUT",
             ErrorCode::LimitReached => "LIMIT_REACHED",
             ErrorCode::SelfExcluded => "SELF_EXCLUDED",
+            ErrorCode::LaunchInvalid => "LAUNCH_INVALID",
             ErrorCode::Overloaded => "OVERLOADED",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",

@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 const PUBLIC_KEY: &str = "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29";
 const TOKEN: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+const LAUNCH_CODE: &str = "c0ffee0d15ea5e5bb0a7f00dfacade5e1d0c1a55b16b00b5cafebabe8badf00d";
 const PLAYER: &str = "demo-4f2c9a1b7e3d5c60";
 
 pub fn config() -> Value {
@@ -26,7 +27,8 @@ pub fn config() -> Value {
         "max_win_cents": {"50": 350000, "100": 700000, "200": 1400000},
         "prize_table": prize_table,
         "demo": true,
-        "starting_balance_cents": 5000
+        "starting_balance_cents": 5000,
+        "portal_origins": ["https://casino.example"]
     })
 }
 
@@ -87,7 +89,8 @@ pub fn session() -> Value {
         "expires_at_ms": 1796286400000u64,
         "money": "real",
         "unrevealed": null,
-        "protection": protection()
+        "protection": protection(),
+        "lobby_url": "https://casino.example/lobby"
     })
 }
 
@@ -134,6 +137,20 @@ pub fn audit_entry() -> Value {
 
 pub fn protection_audit() -> Value {
     json!({"player_id": "casino-7731", "protection": protection(), "audit": [audit_entry()]})
+}
+
+pub fn launch_request() -> Value {
+    json!({"player_id": "casino-7731", "lang": "fr",
+           "lobby_url": "https://casino.example/lobby", "mode": "real"})
+}
+
+pub fn launch() -> Value {
+    json!({"url": format!("https://games.example/?launch={LAUNCH_CODE}&lang=fr"),
+           "expires_at_ms": 1796200060000u64})
+}
+
+pub fn launch_code_request() -> Value {
+    json!({"code": LAUNCH_CODE})
 }
 
 pub fn demo_player_request() -> Value {

@@ -11,6 +11,8 @@ mod config;
 mod error;
 mod health;
 mod history;
+mod launch;
+mod portal;
 mod protection;
 mod sale;
 pub mod seamless;
@@ -27,6 +29,8 @@ pub use config::{Config, Odds, PrizeRow};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use health::Health;
 pub use history::{HistoryItem, HistoryPage, SaleStatus};
+pub use launch::{Launch, LaunchCodeRequest, LaunchMode, LaunchRequest};
+pub use portal::{PageMessage, ParentMessage};
 pub use protection::{
     AuditActor, AuditEntry, ExclusionRequest, LimitKind, LimitReached, LimitsRequest,
     OperatorExclusionRequest, PendingLimit, Protection, ProtectionAudit, ProtectionChange,

@@ -6,7 +6,8 @@ use eldorado_engine::Money;
 use serde::{Deserialize, Serialize};
 
 /// The answer of `POST /api/demo/players`, `GET /api/session` and
-/// `POST /api/operator/sessions`.
+/// `POST /api/operator/sessions`
+/// and `POST /api/launch`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "openapi", schema(examples(crate::examples::session)))]
@@ -25,6 +26,10 @@ pub struct Session {
     pub unrevealed: Option<SaleResponse>,
     /// The player's limits, exclusion and reality-check period.
     pub protection: Protection,
+    /// The portal's lobby, for the page's « Lobby » link: set when the
+    /// session came from a launch link that named one, absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lobby_url: Option<String>,
 }
 
 /// `POST /api/demo/players` takes `{}` (or an empty body).

@@ -51,6 +51,7 @@ fn error_codes() {
         ErrorCode::SoldOut,
         ErrorCode::LimitReached,
         ErrorCode::SelfExcluded,
+        ErrorCode::LaunchInvalid,
         ErrorCode::Overloaded,
         ErrorCode::Timeout,
         ErrorCode::Internal,

@@ -26,6 +26,7 @@ enum Command {
         command: block_cmd::BlockCommand,
     },
     /// Run the game server (API, page, durable sales).
+    // Boxed: its many flags would make every other variant as large.
     Serve(Box<serve_cmd::ServeArgs>),
     /// Check a ticket receipt offline: the sale, its block's commitment,
     /// the rules and the Merkle proof, against the operator's key.

@@ -60,6 +60,11 @@ pub struct ServeArgs {
     /// e.g. "'self' https://portal.example".
     #[arg(long, default_value = "'self'")]
     frame_ancestors: String,
+    /// The game page's address as players reach it (e.g.
+    /// https://games.example): the base of the launch URLs of
+    /// POST /api/operator/launches. Default: http://<--addr>.
+    #[arg(long)]
+    public_url: Option<String>,
     /// Milliseconds to receive a request's headers (also an idle kept-alive
     /// connection's next request) before the connection is closed.
     #[arg(long, default_value_t = 10_000)]
@@ -82,6 +87,10 @@ pub struct ServeArgs {
     /// Sales one IP address may ask for per second (429 RATE_LIMITED).
     #[arg(long, default_value_t = 20)]
     sales_per_second: u32,
+    /// Launch codes one IP address may exchange per minute (POST
+    /// /api/launch; 429 RATE_LIMITED).
+    #[arg(long, default_value_t = 30)]
+    launches_per_minute: u32,
     /// Sessions kept in memory (the database holds them all).
     #[arg(long, default_value_t = 100_000)]
     session_cache: usize,
@@ -134,6 +143,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.demo_seed = args.demo_seed;
     config.max_batch = args.max_batch;
     config.frame_ancestors = args.frame_ancestors;
+    config.public_url = args.public_url;
     config.database = args.database;
     config.pool_size = args.pool_size;
     config.key_file = args.key_file;
@@ -146,6 +156,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         max_connections: args.max_connections,
         demo_players_per_minute: args.demo_players_per_minute,
         sales_per_second: args.sales_per_second,
+        launches_per_minute: args.launches_per_minute,
         session_cache: args.session_cache,
         session_sweep: Duration::from_secs(args.session_sweep_secs),
         export_deadline: Duration::from_secs(args.export_deadline_secs),

@@ -30,7 +30,12 @@ pub struct Config {
     /// Largest request body accepted, in bytes.
     pub body_limit: usize,
     /// CSP `frame-ancestors` sources: who may embed the game in an iframe.
+    /// Its http(s) origins are also the portal origins of launch links and
+    /// of the page's messages (`portal_origins`).
     pub frame_ancestors: String,
+    /// The game page's address as players reach it, the base of launch
+    /// URLs; `None`: `http://<addr>`.
+    pub public_url: Option<String>,
     /// The store; `None` is SQLite in the data directory.
     pub database: Option<Database>,
     /// Most connections a server keeps to a shared database.
@@ -113,6 +118,8 @@ pub struct Limits {
     pub demo_players_per_minute: u32,
     /// Sales one IP address may ask for per second (429 `RATE_LIMITED`).
     pub sales_per_second: u32,
+    /// Launch codes one IP address may exchange per minute (429 `RATE_LIMITED`).
+    pub launches_per_minute: u32,
     /// Sessions kept in memory; the store holds all of them.
     pub session_cache: usize,
     /// How often expired sessions are deleted from the store.
@@ -131,6 +138,7 @@ impl Default for Limits {
             max_connections: 4_096,
             demo_players_per_minute: 10,
             sales_per_second: 20,
+            launches_per_minute: 30,
             session_cache: 100_000,
             session_sweep: Duration::from_secs(600),
             export_deadline: Duration::from_secs(600),
@@ -158,6 +166,7 @@ impl Config {
             max_batch: 512,
             body_limit: 16 * 1024,
             frame_ancestors: "'self'".to_owned(),
+            public_url: None,
             database: None,
             pool_size: 16,
             key_file: None,
@@ -180,6 +189,37 @@ impl Config {
             moneys.push(Money::Play);
         }
         moneys
+    }
+
+    /// The http(s) origins among the `--frame-ancestors` sources (keywords
+    /// such as `'self'`, schemes alone and wildcards left out): the portals
+    /// that may frame the page, receive its messages and send it theirs.
+    pub fn portal_origins(&self) -> Vec<String> {
+        let mut origins: Vec<String> = Vec::new();
+        for source in self.frame_ancestors.split_ascii_whitespace() {
+            if source.contains('*') || !source.contains("://") {
+                continue;
+            }
+            let Ok(url) = url::Url::parse(source) else {
+                continue;
+            };
+            if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+                continue;
+            }
+            let origin = url.origin().ascii_serialization();
+            if !origins.contains(&origin) {
+                origins.push(origin);
+            }
+        }
+        origins
+    }
+
+    /// The base of launch URLs, without a trailing slash.
+    pub fn public_url(&self) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None => format!("http://{}", self.addr),
+        }
     }
 
     /// Refuses combinations that must never run.
@@ -234,6 +274,9 @@ impl Config {
         if !REALITY_CHECK_MINUTES.contains(&self.protection.reality_check_minutes) {
             return Err("--reality-check-minutes must be 15, 30 or 60".to_owned());
         }
+        if let Some(url) = &self.public_url {
+            check_public_url(url)?;
+        }
         if self.max_batch == 0 {
             return Err("the sale batch size must be at least 1".to_owned());
         }
@@ -264,6 +307,7 @@ impl Config {
                 l.demo_players_per_minute.into(),
             ),
             ("--sales-per-second", l.sales_per_second.into()),
+            ("--launches-per-minute", l.launches_per_minute.into()),
             ("--session-cache", l.session_cache as u64),
         ];
         for (flag, value) in counts {
@@ -272,6 +316,24 @@ impl Config {
             }
         }
         Ok(())
+    }
+}
+
+fn check_public_url(text: &str) -> Result<(), String> {
+    let refused = || {
+        format!("--public-url {text:?}: give the http(s) address of the game page, e.g. https://games.example")
+    };
+    let url = url::Url::parse(text).map_err(|_| refused())?;
+    let plain = matches!(url.scheme(), "http" | "https")
+        && url.host().is_some()
+        && url.query().is_none()
+        && url.fragment().is_none()
+        && url.username().is_empty()
+        && url.password().is_none();
+    if plain {
+        Ok(())
+    } else {
+        Err(refused())
     }
 }
 
@@ -316,6 +378,38 @@ mod tests {
         ] {
             config.wallet.as_mut().unwrap().url = url.to_owned();
             assert!(config.check().unwrap_err().contains("--wallet"), "{url}");
+        }
+    }
+
+    #[test]
+    fn portal_origins_are_the_http_origins_of_frame_ancestors() {
+        let mut config = Config::new("/tmp/unused");
+        assert!(config.portal_origins().is_empty());
+        config.frame_ancestors = "'self' https://portal.example http://localhost:9090/lobby \
+             https://*.wild.example https: data: 'none' ftp://files.example HTTPS://Portal.Example:443"
+            .to_owned();
+        assert_eq!(
+            config.portal_origins(),
+            ["https://portal.example", "http://localhost:9090"]
+        );
+    }
+
+    #[test]
+    fn the_public_url_defaults_to_the_address_and_must_be_plain_http() {
+        let mut config = Config::new("/tmp/unused");
+        assert_eq!(config.public_url(), "http://127.0.0.1:8080");
+        config.public_url = Some("https://games.example/eldorado/".to_owned());
+        assert_eq!(config.public_url(), "https://games.example/eldorado");
+        assert!(config.check().is_ok());
+        for bad in [
+            "games.example",
+            "ftp://games.example",
+            "https://games.example/?x=1",
+            "https://games.example/#top",
+            "https://user:pw@games.example",
+        ] {
+            config.public_url = Some(bad.to_owned());
+            assert!(config.check().is_err(), "{bad:?} accepted");
         }
     }
 

@@ -41,6 +41,10 @@ pub enum ApiError {
         None => "you are excluded from play until the operator lifts it".to_owned(),
     })]
     SelfExcluded { until_ms: Option<u64> },
+    #[error(
+        "this launch link is unknown, already used or expired: open the game again from the portal"
+    )]
+    LaunchInvalid,
     #[error("the request body did not arrive in time")]
     RequestTimeout,
     #[error("too many {what} from your address; retry in {retry_after_secs} s")]
@@ -80,6 +84,7 @@ impl ApiError {
             ApiError::SoldOut => ErrorCode::SoldOut,
             ApiError::LimitReached(_) => ErrorCode::LimitReached,
             ApiError::SelfExcluded { .. } => ErrorCode::SelfExcluded,
+            ApiError::LaunchInvalid => ErrorCode::LaunchInvalid,
             ApiError::RequestTimeout => ErrorCode::RequestTimeout,
             ApiError::RateLimited { .. } => ErrorCode::RateLimited,
             ApiError::Overloaded { .. } => ErrorCode::Overloaded,
@@ -102,6 +107,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::LaunchInvalid => StatusCode::GONE,
             ApiError::SoldOut
             | ApiError::Overloaded { .. }
             | ApiError::Timeout

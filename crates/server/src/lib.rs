@@ -12,6 +12,7 @@ pub mod database;
 pub mod error;
 pub mod exports;
 pub mod keys;
+pub mod launches;
 mod listener;
 pub mod openapi;
 pub mod rate_limit;

@@ -10,6 +10,7 @@
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::keys::{digest, os_random};
+use crate::store::launch::LaunchRedeemed;
 use crate::store::{NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, Store};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,16 +22,23 @@ pub struct Session {
     pub token: String,
     pub player_id: Arc<str>,
     pub expires_at_ms: u64,
+    /// The portal's lobby, for a session opened by a launch link.
+    pub lobby_url: Option<Arc<str>>,
 }
 
-type CachedSession = (Arc<str>, u64);
+#[derive(Clone, Debug)]
+struct CachedSession {
+    player_id: Arc<str>,
+    expires_at_ms: u64,
+    lobby_url: Option<Arc<str>>,
+}
 
 pub struct Sessions {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     ttl: Duration,
     capacity: usize,
-    /// Token digest to (player, expiry).
+    /// By token digest.
     cache: RwLock<HashMap<[u8; 32], CachedSession>>,
     /// Moves at every revocation, so that a lookup which read the store
     /// before a revocation does not put the revoked session back in the cache.
@@ -85,22 +93,74 @@ impl Sessions {
                 return Err(ApiError::internal("a new player id was already taken"))
             }
         };
-        let player_id: Arc<str> = Arc::from(player.id);
-        self.remember(hash, (Arc::clone(&player_id), expires_at_ms), now);
         Ok((
-            Session {
-                token,
-                player_id,
-                expires_at_ms,
-            },
+            self.remember(token, hash, player.id, expires_at_ms, None, now),
             record,
         ))
     }
 
-    fn remember(&self, hash: [u8; 32], entry: CachedSession, now: u64) {
+    /// Trades a launch code for a new session (see `store::launch`). The
+    /// demo player is used for a demo launch; `None` refuses those.
+    pub fn open_launched(
+        &self,
+        code: &str,
+        demo_player: Option<&NewPlayer<'_>>,
+    ) -> Result<(Session, PlayerRecord), ApiError> {
+        let code_hash = launch_code_hash(code)?;
+        let token = hex::encode(os_random::<32>().map_err(ApiError::internal)?);
+        let hash = digest(token.as_bytes());
+        let now = self.clock.now_ms();
+        let expires_at_ms = now.saturating_add(self.ttl.as_millis() as u64);
+        let session = NewSession {
+            token_hash: hash,
+            created_at_ms: now,
+            expires_at_ms,
+        };
+        match self
+            .store
+            .redeem_launch(&code_hash, &session, demo_player)?
+        {
+            LaunchRedeemed::Opened { player, lobby_url } => {
+                let lobby_url = lobby_url.map(Arc::from);
+                let id = player.id.clone();
+                Ok((
+                    self.remember(token, hash, &id, expires_at_ms, lobby_url, now),
+                    player,
+                ))
+            }
+            LaunchRedeemed::Invalid => Err(ApiError::LaunchInvalid),
+            LaunchRedeemed::OtherKind(_) => {
+                Err(ApiError::Forbidden("this id belongs to a demo player"))
+            }
+        }
+    }
+
+    fn remember(
+        &self,
+        token: String,
+        hash: [u8; 32],
+        player_id: &str,
+        expires_at_ms: u64,
+        lobby_url: Option<Arc<str>>,
+        now: u64,
+    ) -> Session {
+        let player_id: Arc<str> = Arc::from(player_id);
         let mut cache = self.cache_write();
         self.make_room(&mut cache, now);
-        cache.insert(hash, entry);
+        cache.insert(
+            hash,
+            CachedSession {
+                player_id: Arc::clone(&player_id),
+                expires_at_ms,
+                lobby_url: lobby_url.clone(),
+            },
+        );
+        Session {
+            token,
+            player_id,
+            expires_at_ms,
+            lobby_url,
+        }
     }
 
     /// Keeps the cache under its capacity: expired entries go first, then
@@ -110,15 +170,15 @@ impl Sessions {
         if cache.len() < self.capacity {
             return;
         }
-        cache.retain(|_, (_, expires)| *expires > now);
+        cache.retain(|_, entry| entry.expires_at_ms > now);
         if cache.len() < self.capacity {
             return;
         }
         let keep = self.capacity * 3 / 4;
-        let mut expiries: Vec<u64> = cache.values().map(|(_, e)| *e).collect();
+        let mut expiries: Vec<u64> = cache.values().map(|e| e.expires_at_ms).collect();
         expiries.sort_unstable();
         let cutoff = expiries[cache.len() - keep];
-        cache.retain(|_, (_, expires)| *expires >= cutoff);
+        cache.retain(|_, entry| entry.expires_at_ms >= cutoff);
         // Ties at the cutoff may keep a few too many: drop arbitrary ones.
         let excess = cache.len().saturating_sub(keep);
         let drop: Vec<[u8; 32]> = cache.keys().take(excess).copied().collect();
@@ -142,14 +202,18 @@ impl Sessions {
             .unwrap_or_else(|p| p.into_inner())
             .get(&hash)
             .cloned();
-        let (player_id, expires_at_ms) = match cached {
+        let entry = match cached {
             Some(entry) => entry,
             None => {
                 let revocations = self.revocations.load(Ordering::SeqCst);
                 let Some(record) = self.store.session(&hash)? else {
                     return Err(REFUSED);
                 };
-                let entry = (Arc::<str>::from(record.player_id), record.expires_at_ms);
+                let entry = CachedSession {
+                    player_id: Arc::from(record.player_id),
+                    expires_at_ms: record.expires_at_ms,
+                    lobby_url: record.lobby_url.map(Arc::from),
+                };
                 let mut cache = self.cache_write();
                 if self.revocations.load(Ordering::SeqCst) != revocations {
                     // It may have been revoked after the read: ask again.
@@ -164,13 +228,14 @@ impl Sessions {
                 entry
             }
         };
-        if expires_at_ms <= now {
+        if entry.expires_at_ms <= now {
             return Err(ApiError::Unauthorized("the session has expired"));
         }
         Ok(Session {
             token: token.to_owned(),
-            player_id,
-            expires_at_ms,
+            player_id: entry.player_id,
+            expires_at_ms: entry.expires_at_ms,
+            lobby_url: entry.lobby_url,
         })
     }
 
@@ -187,16 +252,27 @@ impl Sessions {
     pub fn revoke_player(&self, player_id: &str) -> Result<u64, ApiError> {
         let mut cache = self.cache_write();
         self.revocations.fetch_add(1, Ordering::SeqCst);
-        cache.retain(|_, (player, _)| &**player != player_id);
+        cache.retain(|_, entry| &*entry.player_id != player_id);
         Ok(self.store.delete_player_sessions(player_id)?)
     }
 
     /// Deletes expired sessions from the store and the cache; how many rows.
     pub fn sweep(&self) -> Result<u64, ApiError> {
         let now = self.clock.now_ms();
-        self.cache_write().retain(|_, (_, expires)| *expires > now);
+        self.cache_write()
+            .retain(|_, entry| entry.expires_at_ms > now);
+        // Launch codes live a minute: swept with the sessions.
+        self.store.delete_expired_launches(now)?;
         Ok(self.store.delete_expired_sessions(now)?)
     }
+}
+
+/// A launch code is 64 lowercase hex digits; anything else names no code.
+fn launch_code_hash(code: &str) -> Result<[u8; 32], ApiError> {
+    if code.len() != 64 || !code.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err(ApiError::LaunchInvalid);
+    }
+    Ok(digest(code.as_bytes()))
 }
 
 fn token_hash(token: &str) -> Result<[u8; 32], ApiError> {

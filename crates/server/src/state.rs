@@ -58,6 +58,8 @@ pub struct Inner {
     pub demo_player_limit: RateLimiter,
     /// Per-address limit on `POST /api/sales`.
     pub sale_limit: RateLimiter,
+    /// Per-address limit on `POST /api/launch`.
+    pub launch_limit: RateLimiter,
     key: Arc<SigningKey>,
     pub public_key: PublicKeyBytes,
     operator_key_digest: [u8; 32],
@@ -193,6 +195,12 @@ impl AppState {
                 "sales",
                 limits.sales_per_second,
                 std::time::Duration::from_secs(1),
+                Arc::clone(&clock),
+            ),
+            launch_limit: RateLimiter::new(
+                "launch code exchanges",
+                limits.launches_per_minute,
+                std::time::Duration::from_secs(60),
                 Arc::clone(&clock),
             ),
             config,

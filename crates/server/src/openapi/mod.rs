@@ -8,13 +8,14 @@ mod modifiers;
 mod tests;
 pub mod wallet;
 
-use crate::routes::{operator, player, protection, public};
+use crate::routes::{launch, operator, player, protection, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    ExclusionRequest, Health, HistoryPage, LimitsRequest, OperatorExclusionRequest,
-    OperatorSessionRequest, Protection, ProtectionAudit, RealityCheckRequest, RevealAck,
-    RevealRequest, SaleResponse, Session, SessionsEnded, TransferRequest,
+    ExclusionRequest, Health, HistoryPage, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest,
+    LimitsRequest, OperatorExclusionRequest, OperatorSessionRequest, Protection, ProtectionAudit,
+    RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
+    TransferRequest,
 };
 use modifiers::{CommonErrors, Security};
 use utoipa::OpenApi;
@@ -38,6 +39,7 @@ use utoipa::OpenApi;
         protection::get_limits, protection::put_limits, protection::post_exclusion,
         protection::put_reality_check, protection::operator_put_limits,
         protection::operator_put_exclusion, protection::operator_protection,
+        launch::create_launch, launch::exchange,
     ),
     // Listed so that every body type is in the document with its example,
     // also those only reached through another type.
@@ -46,7 +48,7 @@ use utoipa::OpenApi;
         BlockInfo, BlockList, DemoPlayerRequest, OperatorSessionRequest, TransferRequest, Balance,
         ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
         Protection, LimitsRequest, ExclusionRequest, OperatorExclusionRequest, RealityCheckRequest,
-        ProtectionAudit,
+        ProtectionAudit, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest,
     )),
     modifiers(&Security, &CommonErrors)
 )]

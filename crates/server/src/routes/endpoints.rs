@@ -2,7 +2,7 @@
 //! OpenAPI test checks the document against it, so a route can be neither
 //! served undocumented nor documented unserved.
 
-use super::{operator, player, protection, public};
+use super::{launch, operator, player, protection, public};
 use crate::state::AppState;
 use axum::handler::Handler;
 use axum::http::Method;
@@ -70,7 +70,9 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/sales/{sale_id}", player::sale),
         Endpoint::post("/sales/{sale_id}/reveal", player::reveal),
         Endpoint::get("/history", player::history),
+        Endpoint::post("/launch", launch::exchange),
         Endpoint::post("/operator/sessions", operator::create_session),
+        Endpoint::post("/operator/launches", launch::create_launch),
         Endpoint::post("/operator/players/{player_id}/credit", operator::credit),
         Endpoint::post("/operator/players/{player_id}/debit", operator::debit),
         Endpoint::delete(

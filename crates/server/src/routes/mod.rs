@@ -3,6 +3,7 @@
 
 mod bodies;
 mod endpoints;
+pub(crate) mod launch;
 pub(crate) mod operator;
 pub(crate) mod player;
 pub(crate) mod protection;

@@ -19,7 +19,7 @@ use eldorado_api::{
 /// A server seeded with `--demo-seed` sells no real-money ticket, and a
 /// data directory holding operator players is refused to it (see
 /// `seed_policy`): so its operator routes create and fund no player.
-fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
+pub(super) fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
     // With --wallet a seed is for testing the operator's integration.
     if state.config.demo_seed.is_some() && state.wallet.is_none() {
         return Err(ApiError::Forbidden(

@@ -67,6 +67,7 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
         money: player.kind.money(),
         unrevealed,
         protection,
+        lobby_url: session.lobby_url.as_deref().map(str::to_owned),
     })
 }
 

@@ -49,6 +49,7 @@ pub async fn config(State(state): State<AppState>) -> Json<Config> {
         prize_table,
         demo: state.config.demo,
         starting_balance_cents: state.config.starting_balance_cents,
+        portal_origins: state.config.portal_origins(),
     })
 }
 

@@ -94,6 +94,20 @@ impl Store for FailingStore {
     fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
         self.inner.delete_expired_sessions(now_ms)
     }
+    fn insert_launch(&self, l: &launch::NewLaunch) -> StoreResult<()> {
+        self.inner.insert_launch(l)
+    }
+    fn redeem_launch(
+        &self,
+        h: &[u8; 32],
+        s: &NewSession,
+        d: Option<&NewPlayer<'_>>,
+    ) -> StoreResult<launch::LaunchRedeemed> {
+        self.inner.redeem_launch(h, s, d)
+    }
+    fn delete_expired_launches(&self, now_ms: u64) -> StoreResult<u64> {
+        self.inner.delete_expired_launches(now_ms)
+    }
     fn sell_batch(&self, r: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
         fault(&self.sales, "sell_batch")?;
         self.inner.sell_batch(r, now_ms)

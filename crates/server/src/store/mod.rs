@@ -10,6 +10,7 @@
 
 #[cfg(test)]
 pub mod failing;
+pub mod launch;
 pub mod lease;
 pub mod postgres;
 pub mod protection;
@@ -172,6 +173,8 @@ pub struct PlayerRecord {
 pub struct SessionRecord {
     pub player_id: String,
     pub expires_at_ms: u64,
+    /// The portal's lobby, for a session opened by a launch link.
+    pub lobby_url: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -377,6 +380,19 @@ pub trait Store: Send + Sync + 'static {
     fn delete_player_sessions(&self, player_id: &str) -> StoreResult<u64>;
     /// Deletes sessions expired at `now_ms`; how many.
     fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64>;
+    /// Records a launch code (only its hash).
+    fn insert_launch(&self, launch: &launch::NewLaunch) -> StoreResult<()>;
+    /// Trades a launch code for a session in ONE transaction (see
+    /// [`launch::redeem`]): of any number of concurrent calls with one
+    /// code, at most one opens a session.
+    fn redeem_launch(
+        &self,
+        code_hash: &[u8; 32],
+        session: &NewSession,
+        demo_player: Option<&NewPlayer<'_>>,
+    ) -> StoreResult<launch::LaunchRedeemed>;
+    /// Deletes launch codes expired at `now_ms`, used or not; how many.
+    fn delete_expired_launches(&self, now_ms: u64) -> StoreResult<u64>;
     /// Answers a trivial query, for `GET /api/health`.
     fn ping(&self) -> StoreResult<()> {
         self.player("").map(|_| ())

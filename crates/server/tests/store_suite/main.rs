@@ -70,6 +70,8 @@ macro_rules! all_cases {
                 exclusions_refuse_every_sale_and_only_lengthen,
                 invalid_changes_change_nothing,
                 the_default_stake_limit_stays_with_each_new_real_money_player,
+                launch_codes_open_one_session_once,
+                a_launch_code_raced_by_threads_opens_one_session,
             ]
         );
     };

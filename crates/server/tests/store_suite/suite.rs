@@ -2,15 +2,17 @@
 //! `Store` trait, so they pin down the behaviour every backend must share.
 
 use crate::{Backend, START_MS};
+use eldorado_api::LaunchMode;
 use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::{
     evaluate_grids, Block, ClientNonce, Grid, Money, Params, Salt, SignedCommitment, Stake, Ticket,
 };
 use eldorado_server::clock::Clock;
+use eldorado_server::store::launch::{LaunchRedeemed, NewLaunch};
 use eldorado_server::store::{
-    BlockSeeding, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, Store, Totals,
-    Transfer, TransferKind, TransferOutcome,
+    BlockSeeding, BlockStatus, NewPlayer, NewSession, PlayerKind, SaleOutcome, SaleRecord,
+    SaleRequest, Store, Totals, Transfer, TransferKind, TransferOutcome,
 };
 use std::time::Duration;
 
@@ -681,4 +683,136 @@ pub fn everything_survives_a_reopen(backend: &impl Backend) {
     assert_eq!((next.block, next.ticket.position), (1, 1));
     assert_eq!(status(&*store, 2), BlockStatus::Pending);
     assert_eq!(store.next_block_id().unwrap(), 3);
+}
+
+fn new_launch(code: u8, player: &str, mode: LaunchMode, lobby: Option<&str>) -> NewLaunch {
+    NewLaunch {
+        code_hash: [code; 32],
+        player_id: player.to_owned(),
+        mode,
+        lang: "fr".to_owned(),
+        lobby_url: lobby.map(str::to_owned),
+        created_at_ms: START_MS,
+        expires_at_ms: START_MS + 60_000,
+    }
+}
+
+fn new_session(token: u8, now_ms: u64) -> NewSession {
+    NewSession {
+        token_hash: [token; 32],
+        created_at_ms: now_ms,
+        expires_at_ms: now_ms + 3_600_000,
+    }
+}
+
+/// A launch code opens one session, once, before it expires; the session
+/// keeps the launch's lobby; a demo code needs a demo player to give.
+pub fn launch_codes_open_one_session_once(backend: &impl Backend) {
+    let store = backend.open();
+    let lobby = Some("https://casino.example/lobby");
+    store
+        .insert_launch(&new_launch(1, "ann", LaunchMode::Real, lobby))
+        .unwrap();
+    let opened = store
+        .redeem_launch(&[1; 32], &new_session(10, START_MS + 59_999), None)
+        .unwrap();
+    let LaunchRedeemed::Opened { player, lobby_url } = opened else {
+        panic!("{opened:?}");
+    };
+    assert_eq!(
+        (player.id.as_str(), player.kind),
+        ("ann", PlayerKind::Operator)
+    );
+    assert_eq!(lobby_url.as_deref(), lobby);
+    let session = store.session(&[10; 32]).unwrap().unwrap();
+    assert_eq!(session.player_id, "ann");
+    assert_eq!(session.lobby_url.as_deref(), lobby);
+    // Used: refused, and no second session.
+    assert_eq!(
+        store
+            .redeem_launch(&[1; 32], &new_session(11, START_MS + 1), None)
+            .unwrap(),
+        LaunchRedeemed::Invalid
+    );
+    assert!(store.session(&[11; 32]).unwrap().is_none());
+    // Unknown.
+    assert_eq!(
+        store
+            .redeem_launch(&[2; 32], &new_session(12, START_MS), None)
+            .unwrap(),
+        LaunchRedeemed::Invalid
+    );
+    // Expired at exactly 60 s.
+    store
+        .insert_launch(&new_launch(3, "ann", LaunchMode::Real, None))
+        .unwrap();
+    assert_eq!(
+        store
+            .redeem_launch(&[3; 32], &new_session(13, START_MS + 60_000), None)
+            .unwrap(),
+        LaunchRedeemed::Invalid
+    );
+    assert!(store.session(&[13; 32]).unwrap().is_none());
+    // A demo code: the demo player given, or nothing without one.
+    store
+        .insert_launch(&new_launch(4, "ann", LaunchMode::Demo, None))
+        .unwrap();
+    store
+        .insert_launch(&new_launch(5, "ann", LaunchMode::Demo, None))
+        .unwrap();
+    assert_eq!(
+        store
+            .redeem_launch(&[4; 32], &new_session(14, START_MS), None)
+            .unwrap(),
+        LaunchRedeemed::Invalid
+    );
+    let demo = NewPlayer {
+        id: "demo-0001",
+        kind: PlayerKind::Demo,
+        balance_cents: 5_000,
+        reuse: false,
+    };
+    let opened = store
+        .redeem_launch(&[5; 32], &new_session(15, START_MS), Some(&demo))
+        .unwrap();
+    assert!(
+        matches!(&opened, LaunchRedeemed::Opened { player, lobby_url: None }
+            if player.id == "demo-0001" && player.balance_cents == 5_000),
+        "{opened:?}"
+    );
+    let session = store.session(&[15; 32]).unwrap().unwrap();
+    assert_eq!(session.lobby_url, None);
+    // The sweep takes expired codes, used or not.
+    assert_eq!(store.delete_expired_launches(START_MS + 60_000).unwrap(), 4);
+}
+
+/// Threads racing to trade one code: exactly one session opens.
+pub fn a_launch_code_raced_by_threads_opens_one_session(backend: &impl Backend) {
+    let store = backend.open();
+    for round in 0..4u8 {
+        store
+            .insert_launch(&new_launch(100 + round, "race", LaunchMode::Real, None))
+            .unwrap();
+        let barrier = std::sync::Barrier::new(6);
+        let won: usize = std::thread::scope(|scope| {
+            let tries: Vec<_> = (0..6u8)
+                .map(|t| {
+                    let (store, barrier) = (&store, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        let session = new_session(round * 10 + t + 1, START_MS);
+                        store
+                            .redeem_launch(&[100 + round; 32], &session, None)
+                            .unwrap()
+                    })
+                })
+                .collect();
+            tries
+                .into_iter()
+                .map(|t| t.join().unwrap())
+                .filter(|r| matches!(r, LaunchRedeemed::Opened { .. }))
+                .count()
+        });
+        assert_eq!(won, 1, "round {round}");
+    }
 }

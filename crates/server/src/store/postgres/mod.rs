@@ -17,6 +17,7 @@
 //! reads), `shared` (the generation lease and the operator's secrets).
 
 mod blocks;
+mod launch;
 mod protection;
 mod rows;
 mod sales;
@@ -290,6 +291,25 @@ impl Store for PostgresStore {
 
     fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
         off_async(|| wallet::delete_expired_sessions(&mut *self.client()?, now_ms))
+    }
+
+    fn insert_launch(&self, new: &super::launch::NewLaunch) -> StoreResult<()> {
+        off_async(|| launch::insert(&mut *self.client()?, new))
+    }
+
+    fn redeem_launch(
+        &self,
+        code_hash: &[u8; 32],
+        session: &NewSession,
+        demo_player: Option<&NewPlayer<'_>>,
+    ) -> StoreResult<super::launch::LaunchRedeemed> {
+        off_async(|| {
+            self.in_transaction(|tx| super::launch::redeem(tx, code_hash, session, demo_player))
+        })
+    }
+
+    fn delete_expired_launches(&self, now_ms: u64) -> StoreResult<u64> {
+        off_async(|| launch::delete_expired(&mut *self.client()?, now_ms))
     }
 
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {

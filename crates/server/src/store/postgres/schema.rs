@@ -12,7 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0002_session_indexes.sql"),
     include_str!("../../../migrations/postgres/0003_money_seeding_nonce.sql"),
     include_str!("../../../migrations/postgres/0004_player_protection.sql"),
-    // 0005 (launch codes) comes from another branch.
+    include_str!("../../../migrations/postgres/0005_launch_codes.sql"),
     include_str!("../../../migrations/postgres/0006_seamless_wallet.sql"),
 ];
 

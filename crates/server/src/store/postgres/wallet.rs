@@ -124,13 +124,14 @@ pub(super) fn session(
     token_hash: &[u8; 32],
 ) -> StoreResult<Option<SessionRecord>> {
     let row = client.query_opt(
-        "SELECT player_id, expires_at_ms FROM sessions WHERE token_hash = $1",
+        "SELECT player_id, expires_at_ms, lobby_url FROM sessions WHERE token_hash = $1",
         &[&&token_hash[..]],
     )?;
     row.map(|r| {
         Ok(SessionRecord {
             player_id: r.try_get(0)?,
             expires_at_ms: to_u64(r.try_get(1)?, "expiry")?,
+            lobby_url: r.try_get(2)?,
         })
     })
     .transpose()

@@ -10,6 +10,7 @@
 //! switch_over}`.
 
 mod blocks;
+mod launch;
 mod protection;
 pub(in crate::store) mod rows;
 mod sales;
@@ -257,6 +258,23 @@ impl Store for SqliteStore {
 
     fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
         wallet::delete_expired_sessions(&self.write(), now_ms)
+    }
+
+    fn insert_launch(&self, new: &super::launch::NewLaunch) -> StoreResult<()> {
+        launch::insert(&self.write(), new)
+    }
+
+    fn redeem_launch(
+        &self,
+        code_hash: &[u8; 32],
+        session: &NewSession,
+        demo_player: Option<&NewPlayer<'_>>,
+    ) -> StoreResult<super::launch::LaunchRedeemed> {
+        self.in_transaction(|tx| super::launch::redeem(tx, code_hash, session, demo_player))
+    }
+
+    fn delete_expired_launches(&self, now_ms: u64) -> StoreResult<u64> {
+        launch::delete_expired(&self.write(), now_ms)
     }
 
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {

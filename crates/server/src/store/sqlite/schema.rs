@@ -11,7 +11,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0002_money_seeding_nonce.sql"),
     include_str!("../../../migrations/sqlite/0003_session_indexes.sql"),
     include_str!("../../../migrations/sqlite/0004_player_protection.sql"),
-    // 0005 (launch codes) comes from another branch.
+    include_str!("../../../migrations/sqlite/0005_launch_codes.sql"),
     include_str!("../../../migrations/sqlite/0006_seamless_wallet.sql"),
 ];
 

@@ -97,15 +97,22 @@ pub(super) fn session(
     token_hash: &[u8; 32],
 ) -> StoreResult<Option<SessionRecord>> {
     let row = conn
-        .prepare_cached("SELECT player_id, expires_at_ms FROM sessions WHERE token_hash = ?1")?
+        .prepare_cached(
+            "SELECT player_id, expires_at_ms, lobby_url FROM sessions WHERE token_hash = ?1",
+        )?
         .query_row([&token_hash[..]], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
         })
         .optional()?;
-    row.map(|(player_id, expires)| {
+    row.map(|(player_id, expires, lobby_url)| {
         Ok(SessionRecord {
             player_id,
             expires_at_ms: to_u64(expires, "expiry")?,
+            lobby_url,
         })
     })
     .transpose()
