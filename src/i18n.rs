@@ -7,6 +7,7 @@ mod look;
 mod portal;
 mod protection;
 mod trust;
+mod wallet;
 
 pub use protection::ProtectionTexts;
 
@@ -157,6 +158,9 @@ impl Lang {
     /// A server refusal, by its contract code; unknown codes fall back to a
     /// generic sentence instead of the server's (English, technical) text.
     pub fn api_error(self, code: &str) -> &'static str {
+        if let Some(text) = self.wallet_error(code) {
+            return text;
+        }
         let t = self.texts();
         match code {
             "INSUFFICIENT_FUNDS" => t.err_funds,

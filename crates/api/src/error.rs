@@ -61,6 +61,8 @@ pub enum ErrorCode {
     /// 503: the server did not answer in time. A sale may still have been
     /// made: retry it with the same idempotency key.
     Timeout,
+    /// 503: the operator's wallet did not answer; nothing was sold. Retry.
+    WalletUnavailable,
     Internal,
 }
 
@@ -85,6 +87,7 @@ impl ErrorCode {
             ErrorCode::LaunchInvalid => "LAUNCH_INVALID",
             ErrorCode::Overloaded => "OVERLOADED",
             ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
         }
     }

@@ -238,3 +238,30 @@ pub fn error_body() -> Value {
     json!({"error": {"code": "INSUFFICIENT_FUNDS",
                      "message": "your balance of 40 cents does not cover 100 cents"}})
 }
+
+pub fn balance_call() -> Value {
+    json!({"player_id": "casino-7731"})
+}
+
+pub fn balance_answer() -> Value {
+    json!({"balance_cents": 2500})
+}
+
+pub fn debit_call() -> Value {
+    json!({"transaction_id": "debit:5f0c2a9e41b7d3c86a1e0f42", "round_id": "5f0c2a9e41b7d3c86a1e0f42",
+           "player_id": "casino-7731", "amount_cents": 100})
+}
+
+pub fn credit_call() -> Value {
+    json!({"transaction_id": "credit:5f0c2a9e41b7d3c86a1e0f42", "round_id": "5f0c2a9e41b7d3c86a1e0f42",
+           "player_id": "casino-7731", "amount_cents": 200})
+}
+
+pub fn rollback_call() -> Value {
+    json!({"transaction_id": "rollback:5f0c2a9e41b7d3c86a1e0f42", "original_transaction_id": "debit:5f0c2a9e41b7d3c86a1e0f42",
+           "round_id": "5f0c2a9e41b7d3c86a1e0f42", "player_id": "casino-7731", "amount_cents": 100})
+}
+
+pub fn wallet_answer() -> Value {
+    json!({"status": "ok", "balance_cents": 2400})
+}

@@ -15,6 +15,7 @@ mod launch;
 mod portal;
 mod protection;
 mod sale;
+pub mod seamless;
 mod session;
 mod wallet;
 

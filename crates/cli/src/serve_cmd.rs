@@ -1,7 +1,7 @@
 //! `eldorado serve`: the game server.
 
 use clap::Args;
-use eldorado_server::config::Limits;
+use eldorado_server::config::{Limits, WalletConfig};
 use eldorado_server::database::Database;
 use eldorado_server::store::protection::ProtectionDefaults;
 use eldorado_server::Config;
@@ -45,9 +45,12 @@ pub struct ServeArgs {
     #[arg(long)]
     demo: bool,
     /// TESTS AND DEMOS ONLY: derive every block from this number, so that
-    /// the ticket sequence is known in advance. Needs --demo; no real-money
-    /// block is generated, and a data directory holding operator players or
-    /// real-money blocks is refused.
+    /// the ticket sequence is known in advance. Needs --demo or --wallet.
+    /// Without --wallet no real-money block is generated, and a data
+    /// directory holding operator players or real-money blocks is refused;
+    /// with --wallet (to test an operator's integration) real-money blocks
+    /// are drawn from the seed too, and a data directory holding real-money
+    /// blocks from OS randomness is refused.
     #[arg(long)]
     demo_seed: Option<u64>,
     /// Most sales committed in one transaction (group commit).
@@ -97,6 +100,23 @@ pub struct ServeArgs {
     /// Seconds a block export download may take before it is cut off.
     #[arg(long, default_value_t = 600)]
     export_deadline_secs: u64,
+    /// The operator's seamless wallet API (http:// base URL): it then holds
+    /// the money of operator players, and each sale calls URL/debit (and
+    /// URL/credit, URL/rollback, URL/balance). Needs --wallet-secret-file.
+    #[arg(long, requires = "wallet_secret_file")]
+    wallet: Option<String>,
+    /// File holding the secret shared with the operator's wallet: every
+    /// call is signed with HMAC-SHA-256 under it (X-Eldorado-Signature).
+    #[arg(long, requires = "wallet")]
+    wallet_secret_file: Option<PathBuf>,
+    /// Milliseconds to wait for one answer of the operator's wallet; a debit
+    /// without an answer is rolled back and the sale answered WALLET_UNAVAILABLE.
+    #[arg(long, default_value_t = 3_000)]
+    wallet_timeout_ms: u64,
+    /// Milliseconds between two sends of a prize credit or rollback the
+    /// operator has not acknowledged yet.
+    #[arg(long, default_value_t = 2_000)]
+    wallet_retry_ms: u64,
     /// Weekly stake limit, in cents, given to each new real-money player at
     /// its first sale (it may lower it at once, raise it 48 h later). None
     /// unless given.
@@ -141,6 +161,14 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         session_sweep: Duration::from_secs(args.session_sweep_secs),
         export_deadline: Duration::from_secs(args.export_deadline_secs),
     };
+    if let (Some(url), Some(file)) = (args.wallet, args.wallet_secret_file) {
+        config.wallet = Some(WalletConfig {
+            url,
+            secret: WalletConfig::read_secret(&file)?,
+            timeout: Duration::from_millis(args.wallet_timeout_ms),
+            retry: Duration::from_millis(args.wallet_retry_ms),
+        });
+    }
     config.protection = ProtectionDefaults {
         weekly_stake_limit_cents: args.default_weekly_stake_limit,
         reality_check_minutes: args.reality_check_minutes,

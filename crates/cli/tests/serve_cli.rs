@@ -95,6 +95,40 @@ fn demo_mode_is_asked_for_by_name() {
 }
 
 #[test]
+fn a_seamless_wallet_needs_its_secret() {
+    let data = tempfile::tempdir().unwrap();
+    let wallet = ["--wallet", "http://127.0.0.1:9/wallet"];
+    let empty = data.path().join("empty.secret");
+    std::fs::write(&empty, "\n").unwrap();
+    for (file, says) in [
+        (empty.clone(), "the file is empty"),
+        (data.path().join("missing.secret"), "missing.secret"),
+    ] {
+        let mut flags = wallet.to_vec();
+        flags.extend(["--wallet-secret-file", file.to_str().unwrap()]);
+        let output = serve(data.path(), &flags);
+        let stderr = refused(&output);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--wallet-secret-file") && stderr.contains(says),
+            "{stderr}"
+        );
+    }
+    // Both flags or neither.
+    let output = serve(data.path(), &wallet);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(refused(&output).contains("--wallet-secret-file"));
+    let output = serve(
+        data.path(),
+        &["--wallet-secret-file", empty.to_str().unwrap()],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(refused(&output).contains("--wallet"));
+    // Nothing was created: the refusal comes before the data directory is opened.
+    assert!(!data.path().join(DATABASE_FILE).exists());
+}
+
+#[test]
 fn protection_flags_out_of_range_are_refused() {
     for (flags, expected) in [
         (

@@ -48,9 +48,56 @@ pub struct Config {
     pub block_poll: Duration,
     /// Resource limits: every one has a flag of `eldorado serve`.
     pub limits: Limits,
+    /// The operator's seamless wallet (`--wallet`): it holds the money of
+    /// operator players. `None`: the transfer wallet.
+    pub wallet: Option<WalletConfig>,
     /// Player protection for players without settings of their own
     /// (`--default-weekly-stake-limit`, `--reality-check-minutes`).
     pub protection: ProtectionDefaults,
+}
+
+/// `--wallet URL --wallet-secret-file F --wallet-timeout-ms --wallet-retry-ms`.
+#[derive(Clone)]
+pub struct WalletConfig {
+    /// The base URL: calls go to `{url}/debit` and so on.
+    pub url: String,
+    /// The HMAC key shared with the operator (the secret file's content).
+    pub secret: Vec<u8>,
+    /// Longest wait for one answer of the operator's wallet.
+    pub timeout: Duration,
+    /// How often unacknowledged credits and rollbacks are sent again.
+    pub retry: Duration,
+}
+
+impl std::fmt::Debug for WalletConfig {
+    /// Never the secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalletConfig")
+            .field("url", &self.url)
+            .field("timeout", &self.timeout)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WalletConfig {
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(3_000);
+    pub const DEFAULT_RETRY: Duration = Duration::from_millis(2_000);
+
+    /// Reads the shared secret from `file` (its trailing line break is not
+    /// part of it); an unreadable or empty file is refused.
+    pub fn read_secret(file: &std::path::Path) -> Result<Vec<u8>, String> {
+        let content = std::fs::read(file)
+            .map_err(|e| format!("--wallet-secret-file {}: {e}", file.display()))?;
+        let secret = eldorado_api::seamless::secret_from_file_content(&content);
+        if secret.is_empty() {
+            return Err(format!(
+                "--wallet-secret-file {}: the file is empty; put the secret shared with the operator's wallet in it",
+                file.display()
+            ));
+        }
+        Ok(secret.to_vec())
+    }
 }
 
 /// What one client, or all of them together, may hold of the server.
@@ -125,15 +172,17 @@ impl Config {
             key_file: None,
             block_poll: Duration::from_secs(1),
             limits: Limits::default(),
+            wallet: None,
             protection: ProtectionDefaults::default(),
         }
     }
 
     /// The kinds of money the server keeps blocks on sale for: real money
-    /// unless blocks are drawn from a fixed seed, play money in demo mode.
+    /// unless blocks are drawn from a fixed seed (but with a seamless wallet,
+    /// whose tests need known tickets), play money in demo mode.
     pub fn moneys(&self) -> Vec<Money> {
         let mut moneys = Vec::new();
-        if self.demo_seed.is_none() {
+        if self.demo_seed.is_none() || self.wallet.is_some() {
             moneys.push(Money::Real);
         }
         if self.demo {
@@ -175,11 +224,32 @@ impl Config {
 
     /// Refuses combinations that must never run.
     pub fn check(&self) -> Result<(), String> {
-        if self.demo_seed.is_some() && !self.demo {
+        if self.demo_seed.is_some() && !self.demo && self.wallet.is_none() {
             return Err(
-                "--demo-seed makes every ticket predictable: it is refused unless --demo is given"
+                "--demo-seed makes every ticket predictable: it is refused unless --demo is given \
+                 (or --wallet, to test an operator's wallet)"
                     .to_owned(),
             );
+        }
+        if let Some(wallet) = &self.wallet {
+            // The client speaks plain HTTP: TLS to the operator is ended by
+            // a proxy beside the server.
+            let ok = wallet
+                .url
+                .strip_prefix("http://")
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
+            if !ok {
+                return Err(format!(
+                    "--wallet {:?}: give the http:// base URL of the operator's wallet API",
+                    wallet.url
+                ));
+            }
+            if wallet.secret.is_empty() {
+                return Err("--wallet-secret-file: the secret is empty".to_owned());
+            }
+            if wallet.timeout.is_zero() || wallet.retry.is_zero() {
+                return Err("--wallet-timeout-ms and --wallet-retry-ms must be above 0".to_owned());
+            }
         }
         let ancestors_ok = !self.frame_ancestors.trim().is_empty()
             && self
@@ -285,6 +355,33 @@ mod tests {
     }
 
     #[test]
+    fn a_seed_with_a_seamless_wallet_draws_real_money_blocks() {
+        let mut config = Config::new("/tmp/unused");
+        config.demo_seed = Some(7);
+        config.wallet = Some(WalletConfig {
+            url: "http://wallet.internal:9000/eldorado".to_owned(),
+            secret: b"s3cret".to_vec(),
+            timeout: WalletConfig::DEFAULT_TIMEOUT,
+            retry: WalletConfig::DEFAULT_RETRY,
+        });
+        assert_eq!(config.moneys(), vec![Money::Real]);
+        assert!(config.check().is_ok(), "no --demo needed with --wallet");
+        assert!(
+            !format!("{config:?}").contains("s3cret"),
+            "the secret is never logged"
+        );
+        for url in [
+            "https://wallet.example",
+            "wallet.internal",
+            "http://",
+            "http://a b",
+        ] {
+            config.wallet.as_mut().unwrap().url = url.to_owned();
+            assert!(config.check().unwrap_err().contains("--wallet"), "{url}");
+        }
+    }
+
+    #[test]
     fn portal_origins_are_the_http_origins_of_frame_ancestors() {
         let mut config = Config::new("/tmp/unused");
         assert!(config.portal_origins().is_empty());
@@ -314,6 +411,20 @@ mod tests {
             config.public_url = Some(bad.to_owned());
             assert!(config.check().is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn the_wallet_secret_file_must_hold_a_secret() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("wallet.secret");
+        std::fs::write(&file, "s3cret\n").unwrap();
+        assert_eq!(WalletConfig::read_secret(&file).unwrap(), b"s3cret");
+        std::fs::write(&file, "\n").unwrap();
+        assert!(WalletConfig::read_secret(&file)
+            .unwrap_err()
+            .contains("empty"));
+        let missing = WalletConfig::read_secret(&dir.path().join("nope")).unwrap_err();
+        assert!(missing.contains("--wallet-secret-file"), "{missing}");
     }
 
     #[test]

@@ -58,6 +58,10 @@ pub enum ApiError {
     /// answered once, never sold twice.
     #[error("the server did not answer in time; retry (a sale with the same idempotency key)")]
     Timeout,
+    /// Nothing was sold; the operator's wallet may have taken the stake, and
+    /// a rollback then gives it back.
+    #[error("the operator's wallet did not answer; nothing was sold, retry")]
+    WalletUnavailable,
     #[error("this method is not allowed here")]
     MethodNotAllowed,
     /// The cause is logged, never shown.
@@ -85,6 +89,7 @@ impl ApiError {
             ApiError::RateLimited { .. } => ErrorCode::RateLimited,
             ApiError::Overloaded { .. } => ErrorCode::Overloaded,
             ApiError::Timeout => ErrorCode::Timeout,
+            ApiError::WalletUnavailable => ErrorCode::WalletUnavailable,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
@@ -103,9 +108,10 @@ impl ApiError {
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::LaunchInvalid => StatusCode::GONE,
-            ApiError::SoldOut | ApiError::Overloaded { .. } | ApiError::Timeout => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            ApiError::SoldOut
+            | ApiError::Overloaded { .. }
+            | ApiError::Timeout
+            | ApiError::WalletUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,

@@ -18,11 +18,13 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod routes;
 pub mod sales;
+pub mod seamless_wallet;
 pub mod seed_policy;
 pub mod sessions;
 pub mod state;
 pub mod static_files;
 pub mod store;
+pub mod wallet_client;
 
 pub use config::Config;
 pub use routes::app;
@@ -69,8 +71,15 @@ pub async fn serve_on(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let sweeper = tokio::spawn(sweep_sessions(state.clone()));
+    let outbox = state
+        .wallet
+        .clone()
+        .map(|wallet| tokio::spawn(wallet.run_outbox()));
     let served = listener::serve(listener, state, shutdown).await;
     sweeper.abort();
+    if let Some(outbox) = outbox {
+        outbox.abort();
+    }
     served?;
     Ok(())
 }

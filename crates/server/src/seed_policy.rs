@@ -56,6 +56,22 @@ pub fn check(store: &dyn Store, config: &Config, dir: &Path) -> Result<(), SeedP
                 });
             }
         }
+        // With --wallet, real-money blocks are seeded too, to test an
+        // operator's integration; only blocks from OS randomness (a real
+        // deployment's) are refused, and its operator players with them.
+        Some(seed) if config.wallet.is_some() => {
+            let real = blocks
+                .iter()
+                .filter(|b| b.money() == Money::Real && b.seeding == BlockSeeding::Os)
+                .count();
+            if real > 0 {
+                return Err(SeedPolicyError::DemoSeedOnRealMoney {
+                    seed,
+                    dir,
+                    holds: format!("{real} real-money blocks drawn from OS randomness"),
+                });
+            }
+        }
         Some(seed) => {
             let mut holds = Vec::new();
             if store.has_players(PlayerKind::Operator)? {

@@ -9,6 +9,7 @@ use crate::exports::Exports;
 use crate::keys::{self, KeyError};
 use crate::rate_limit::RateLimiter;
 use crate::sales::SaleDesk;
+use crate::seamless_wallet::SeamlessWallet;
 use crate::seed_policy::{self, SeedPolicyError};
 use crate::sessions::Sessions;
 use crate::store::{SaleRecord, Store, StoreError};
@@ -48,6 +49,9 @@ pub struct Inner {
     pub clock: Arc<dyn Clock>,
     pub book: Arc<BlockBook>,
     pub desk: SaleDesk,
+    /// The operator's seamless wallet (`--wallet`), which then holds the
+    /// money of operator players.
+    pub wallet: Option<Arc<SeamlessWallet>>,
     pub sessions: Sessions,
     pub exports: Exports,
     /// Per-address limit on `POST /api/demo/players`.
@@ -67,6 +71,34 @@ impl std::ops::Deref for AppState {
     fn deref(&self) -> &Inner {
         &self.0
     }
+}
+
+/// Rounds of the seamless wallet left reserved by a crash: their tickets go
+/// back on sale and their debits are rolled back (queued in the outbox).
+/// Alone on its database, a server starting has no live round; sharing
+/// one, it leaves the rounds other servers may still be paying for to the
+/// outbox worker, which releases them once they are old enough.
+fn release_lost_rounds(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    shared: bool,
+    config: &Config,
+) -> Result<(), StartError> {
+    if shared {
+        return Ok(());
+    }
+    let now_ms = clock.now_ms();
+    let released = store.release_stale_rounds(now_ms.saturating_add(1), now_ms)?;
+    if released > 0 {
+        tracing::warn!(
+            rounds = released,
+            "rounds left reserved by a crash were released and their debits queued for rollback"
+        );
+        if config.wallet.is_none() {
+            tracing::warn!("start with --wallet to send the queued rollbacks to the operator");
+        }
+    }
+    Ok(())
 }
 
 impl AppState {
@@ -127,6 +159,15 @@ impl AppState {
             // Other servers change which blocks are on sale.
             BlockBook::watch(&book, config.block_poll);
         }
+        release_lost_rounds(&*store, &*clock, database.is_shared(), &config)?;
+        let wallet = config.wallet.clone().map(|wallet| {
+            Arc::new(SeamlessWallet::new(
+                wallet,
+                Arc::clone(&store),
+                Arc::clone(&clock),
+                Arc::clone(&book),
+            ))
+        });
         let desk = SaleDesk::start(
             Arc::clone(&store),
             Arc::clone(&book),
@@ -167,6 +208,7 @@ impl AppState {
             clock,
             book,
             desk,
+            wallet,
             key,
             public_key,
             operator_key_digest,

@@ -6,6 +6,7 @@
 mod modifiers;
 #[cfg(test)]
 mod tests;
+pub mod wallet;
 
 use crate::routes::{launch, operator, player, protection, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
@@ -29,6 +30,7 @@ use utoipa::OpenApi;
     ),
     paths(
         public::config, public::blocks, public::block, public::export, public::openapi,
+        public::wallet_openapi,
         public::health,
         player::create_demo_player, player::session, player::end_session, player::create_sale,
         player::sale, player::reveal, player::history,

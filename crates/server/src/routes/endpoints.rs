@@ -61,6 +61,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/blocks/{block}", public::block),
         Endpoint::get("/blocks/{block}/export", public::export),
         Endpoint::get("/openapi.json", public::openapi),
+        Endpoint::get("/wallet-openapi.json", public::wallet_openapi),
         Endpoint::get("/health", public::health),
         Endpoint::post("/demo/players", player::create_demo_player),
         Endpoint::get("/session", player::session),

@@ -7,7 +7,7 @@ use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{
-    sqlite::now_ms, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
+    sqlite::now_ms, BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
 };
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -20,7 +20,8 @@ use eldorado_api::{
 /// data directory holding operator players is refused to it (see
 /// `seed_policy`): so its operator routes create and fund no player.
 pub(super) fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> {
-    if state.config.demo_seed.is_some() {
+    // With --wallet a seed is for testing the operator's integration.
+    if state.config.demo_seed.is_some() && state.wallet.is_none() {
         return Err(ApiError::Forbidden(
             "this server draws its blocks from a fixed --demo-seed: it sells no real-money \
              ticket and holds no operator players",
@@ -51,6 +52,7 @@ pub(super) fn check_player_id(id: &str) -> Result<(), ApiError> {
     responses(
         (status = 201, description = "A new session; the player is created (balance 0) if new", body = Session),
         (status = 403, description = "FORBIDDEN: the id belongs to a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
+        (status = 503, description = "WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet gave no balance; no session was opened", body = ErrorBody),
     ))]
 pub async fn create_session(
     State(state): State<AppState>,
@@ -59,7 +61,12 @@ pub async fn create_session(
 ) -> Result<(StatusCode, Json<Session>), ApiError> {
     check_player_id(&body.player_id)?;
     refuse_on_seeded_server(&state)?;
-    let session = state
+    // Asked first, so that a wallet without an answer leaves no session.
+    let wallet_balance = match &state.wallet {
+        Some(wallet) => Some(wallet.balance(&body.player_id).await?),
+        None => None,
+    };
+    let mut session = state
         .blocking(move |state| {
             // Creating the player and its session is one transaction.
             let (session, _) = state.sessions.open(&NewPlayer {
@@ -71,6 +78,9 @@ pub async fn create_session(
             session_body(state, &session)
         })
         .await?;
+    if let Some(balance_cents) = wallet_balance {
+        session.balance_cents = balance_cents;
+    }
     Ok((StatusCode::CREATED, Json(session)))
 }
 
@@ -82,6 +92,12 @@ async fn transfer(
 ) -> Result<Json<Balance>, ApiError> {
     check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
     refuse_on_seeded_server(&state)?;
+    if state.wallet.is_some() {
+        return Err(ApiError::Forbidden(
+            "this server plays from the operator's seamless wallet (--wallet): it holds no \
+             transfer wallet",
+        ));
+    }
     if body.amount_cents == 0 || body.amount_cents > MAX_TRANSFER_CENTS {
         return Err(ApiError::BadRequest(format!(
             "amount_cents must be 1..={MAX_TRANSFER_CENTS}"
@@ -132,7 +148,7 @@ async fn transfer(
     request_body = TransferRequest,
     responses(
         (status = 200, description = "The new balance; an unknown player is created", body = Balance),
-        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed` or `--wallet`", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
     ))]
 pub async fn credit(
@@ -151,7 +167,7 @@ pub async fn credit(
     responses(
         (status = 200, description = "The new balance", body = Balance),
         (status = 402, description = "INSUFFICIENT_FUNDS: the balance would go below 0", body = ErrorBody),
-        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed`", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed` or `--wallet`", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown player", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
     ))]
@@ -193,6 +209,7 @@ pub async fn end_sessions(
     responses(
         (status = 200, description = "The closed block; the pending block of its stake and money opens if it was open", body = BlockInfo),
         (status = 404, description = "NOT_FOUND", body = ErrorBody),
+        (status = 409, description = "CONFLICT (with `--wallet`): a ticket of the block is being paid for; retry", body = ErrorBody),
     ))]
 pub async fn close_block(
     State(state): State<AppState>,
@@ -206,6 +223,13 @@ pub async fn close_block(
                 .store
                 .close_block(id)?
                 .ok_or_else(|| ApiError::not_found("block"))?;
+            if matches!(record.status, BlockStatus::Open | BlockStatus::Pending) {
+                return Err(ApiError::Conflict(
+                    "a ticket of this block is being paid for at the operator's wallet; \
+                     retry in a few seconds"
+                        .to_owned(),
+                ));
+            }
             tracing::warn!(block = id, "block closed by the operator");
             state.book.ensure_supply();
             Ok(record)

@@ -4,6 +4,7 @@ use super::bodies::history_item;
 use super::{path_id, ApiJson, ClientIp, Player};
 use crate::error::ApiError;
 use crate::keys::os_random;
+use crate::seamless_wallet::SeamlessWallet;
 use crate::sessions::Session;
 use crate::state::AppState;
 use crate::store::{NewPlayer, PlayerKind, SaleOutcome, SaleRecord, SaleRequest};
@@ -14,9 +15,10 @@ use eldorado_api::{
     BuyRequest, DemoPlayerRequest, ErrorBody, HistoryPage, RevealAck, RevealRequest, SaleResponse,
     Session as SessionBody,
 };
-use eldorado_engine::{ClientNonce, Stake};
+use eldorado_engine::{ClientNonce, Money, Stake};
 use serde::Deserialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 const DEFAULT_HISTORY: u32 = 20;
 const MAX_HISTORY: u32 = 100;
@@ -69,6 +71,18 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
     })
 }
 
+/// In seamless-wallet mode a real-money player's balance is the operator's:
+/// asked of its wallet for every session body.
+pub(super) async fn with_wallet_balance(
+    state: &AppState,
+    mut body: SessionBody,
+) -> Result<SessionBody, ApiError> {
+    if let (Some(wallet), Money::Real) = (&state.wallet, body.money) {
+        body.balance_cents = wallet.balance(&body.player_id).await?;
+    }
+    Ok(body)
+}
+
 #[utoipa::path(post, path = "/api/demo/players", tag = "player",
     request_body(content = Option<DemoPlayerRequest>, description = "`{}` or an empty body"),
     responses(
@@ -105,16 +119,18 @@ pub async fn create_demo_player(
 }
 
 #[utoipa::path(get, path = "/api/session", tag = "player", security(("player" = [])),
-    responses((status = 200, description = "The session, its balance and unrevealed ticket", body = SessionBody)))]
+    responses(
+        (status = 200, description = "The session, its balance (with `--wallet`, the operator's) and unrevealed ticket", body = SessionBody),
+        (status = 503, description = "WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet gave no balance", body = ErrorBody),
+    ))]
 pub async fn session(
     State(state): State<AppState>,
     Player(session): Player,
 ) -> Result<Json<SessionBody>, ApiError> {
-    Ok(Json(
-        state
-            .blocking(move |state| session_body(state, &session))
-            .await?,
-    ))
+    let body = state
+        .blocking(move |state| session_body(state, &session))
+        .await?;
+    Ok(Json(with_wallet_balance(&state, body).await?))
 }
 
 #[utoipa::path(delete, path = "/api/session", tag = "player", security(("player" = [])),
@@ -197,11 +213,11 @@ fn parse_stake(value: &Value) -> Result<Stake, ApiError> {
     responses(
         (status = 200, description = "The signed sale, its `client_nonce` the request's (the same sale again, first nonce included, for a retried key)", body = SaleResponse),
         (status = 400, description = "BAD_REQUEST (also for a `client_nonce` that is not 32 lowercase hex digits), or INVALID_STAKE for a number that is not a stake", body = ErrorBody),
-        (status = 402, description = "INSUFFICIENT_FUNDS", body = ErrorBody),
-        (status = 403, description = "LIMIT_REACHED: the stake would exceed the weekly stake limit, or (counted as lost) the weekly loss limit; `limit` says which, how much is used and when room frees up. SELF_EXCLUDED: the player is excluded until `excluded_until_ms` (or `excluded_indefinitely`). Nothing was sold", body = ErrorBody),
+        (status = 402, description = "INSUFFICIENT_FUNDS (with `--wallet`: the operator's wallet refused the stake for funds)", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN (with `--wallet`): the operator's wallet refused the stake. LIMIT_REACHED: the stake would exceed the weekly stake limit, or (counted as lost) the weekly loss limit; `limit` says which, how much is used and when room frees up. SELF_EXCLUDED: the player is excluded until `excluded_until_ms` (or `excluded_indefinitely`). Nothing was sold", body = ErrorBody),
         (status = 409, description = "CONFLICT: the idempotency key was used at another stake", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: too many sales from this address (`Retry-After`)", body = ErrorBody),
-        (status = 503, description = "SOLD_OUT: no block of this stake and of the player's money on sale; OVERLOADED or TIMEOUT: retry with the same key", body = ErrorBody),
+        (status = 503, description = "SOLD_OUT: no block of this stake and of the player's money on sale; OVERLOADED or TIMEOUT: retry with the same key; WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet did not answer, nothing was sold", body = ErrorBody),
     ))]
 pub async fn create_sale(
     State(state): State<AppState>,
@@ -213,15 +229,16 @@ pub async fn create_sale(
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;
     let client_nonce = parse_client_nonce(body.client_nonce.as_ref())?;
-    let outcome = state
-        .desk
-        .sell(SaleRequest {
-            player_id: session.player_id.to_string(),
-            stake,
-            idempotency_key: body.idempotency_key,
-            client_nonce,
-        })
-        .await?;
+    let request = SaleRequest {
+        player_id: session.player_id.to_string(),
+        stake,
+        idempotency_key: body.idempotency_key,
+        client_nonce,
+    };
+    let outcome = match seamless_wallet_of(&state, &request.player_id).await? {
+        Some(wallet) => wallet.sell(request).await?,
+        None => state.desk.sell(request).await?,
+    };
     let record = match outcome {
         SaleOutcome::Sold(record) | SaleOutcome::Replayed(record) => record,
         SaleOutcome::KeyConflict => {
@@ -252,6 +269,23 @@ pub async fn create_sale(
             .await?
     };
     Ok(Json(body))
+}
+
+/// The operator's wallet when it holds this player's money: an operator
+/// player on a server started with `--wallet`.
+async fn seamless_wallet_of(
+    state: &AppState,
+    player_id: &str,
+) -> Result<Option<Arc<SeamlessWallet>>, ApiError> {
+    let Some(wallet) = state.wallet.clone() else {
+        return Ok(None);
+    };
+    let id = player_id.to_owned();
+    let player = state
+        .blocking(move |state| Ok(state.store.player(&id)?))
+        .await?
+        .ok_or_else(|| ApiError::internal("a session of a missing player"))?;
+    Ok((player.kind == PlayerKind::Operator).then_some(wallet))
 }
 
 #[utoipa::path(get, path = "/api/sales/{sale_id}", tag = "player", security(("player" = [])),

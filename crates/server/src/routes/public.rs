@@ -144,6 +144,13 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
     Json(crate::openapi::document())
 }
 
+#[utoipa::path(get, path = "/api/wallet-openapi.json", tag = "public",
+    responses((status = 200, description = "The seamless wallet API that an operator implements \
+        for `eldorado serve --wallet` (docs/operator/wallet.md), generated from its types")))]
+pub async fn wallet_openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(crate::openapi::wallet::document())
+}
+
 #[utoipa::path(get, path = "/api/health", tag = "public",
     responses(
         (status = 200, description = "The sale writer and the block generator run and the store answers", body = Health),

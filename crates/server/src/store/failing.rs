@@ -127,6 +127,27 @@ impl Store for FailingStore {
     fn totals(&self) -> StoreResult<Totals> {
         self.inner.totals()
     }
+    fn reserve_round(&self, r: &SaleRequest, id: &str, now_ms: u64) -> StoreResult<ReserveOutcome> {
+        self.inner.reserve_round(r, id, now_ms)
+    }
+    fn settle_round(&self, id: &str, balance: u64, now_ms: u64) -> StoreResult<Settled> {
+        self.inner.settle_round(id, balance, now_ms)
+    }
+    fn release_round(&self, id: &str, why: Release, now_ms: u64) -> StoreResult<bool> {
+        self.inner.release_round(id, why, now_ms)
+    }
+    fn release_stale_rounds(&self, before_ms: u64, now_ms: u64) -> StoreResult<u64> {
+        self.inner.release_stale_rounds(before_ms, now_ms)
+    }
+    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<OutboxItem>> {
+        self.inner.outbox_due(limit)
+    }
+    fn outbox_acknowledged(&self, id: &str, balance: u64, now_ms: u64) -> StoreResult<()> {
+        self.inner.outbox_acknowledged(id, balance, now_ms)
+    }
+    fn outbox_attempt_failed(&self, id: &str, error: &str) -> StoreResult<()> {
+        self.inner.outbox_attempt_failed(id, error)
+    }
     fn set_protection_defaults(&self, defaults: protection::ProtectionDefaults) {
         self.inner.set_protection_defaults(defaults)
     }

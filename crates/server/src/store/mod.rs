@@ -15,6 +15,7 @@ pub mod lease;
 pub mod postgres;
 pub mod protection;
 pub mod sale_batch;
+pub mod seamless;
 pub mod sqlite;
 pub mod switch_over;
 pub mod tx;
@@ -24,6 +25,7 @@ use eldorado_api::{AuditActor, AuditEntry, LimitReached, Protection};
 use eldorado_engine::{Block, ClientNonce, Hash, Money, Params, SignedCommitment, Stake, Ticket};
 pub use lease::GenerationLease;
 use protection::{ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
+use seamless::{OutboxItem, Release, ReserveOutcome, Settled};
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -415,6 +417,37 @@ pub trait Store: Send + Sync + 'static {
     /// `None` if the player has no such sale.
     fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>>;
     fn totals(&self) -> StoreResult<Totals>;
+
+    /// Seamless wallet, step 1 (`seamless::reserve`): checks the sale and
+    /// reserves its ticket under `round_id`, in one transaction.
+    fn reserve_round(
+        &self,
+        request: &SaleRequest,
+        round_id: &str,
+        now_ms: u64,
+    ) -> StoreResult<ReserveOutcome>;
+    /// The operator applied the round's debit (`seamless::settle`).
+    fn settle_round(
+        &self,
+        round_id: &str,
+        balance_after_debit_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<Settled>;
+    /// The round ends without a sale (`seamless::release`).
+    fn release_round(&self, round_id: &str, why: Release, now_ms: u64) -> StoreResult<bool>;
+    /// Releases rounds reserved before `before_ms` as unanswered; how many.
+    fn release_stale_rounds(&self, before_ms: u64, now_ms: u64) -> StoreResult<u64>;
+    /// Outbox calls not yet acknowledged, oldest first.
+    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<OutboxItem>>;
+    /// The operator acknowledged the call with this balance.
+    fn outbox_acknowledged(
+        &self,
+        transaction_id: &str,
+        balance_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<()>;
+    /// One more attempt failed (kept for the operator's investigations).
+    fn outbox_attempt_failed(&self, transaction_id: &str, error: &str) -> StoreResult<()>;
 
     /// What applies to players without protection settings of their own
     /// (the flags of `eldorado serve`); none until set.

@@ -162,9 +162,11 @@ pub struct WindowSale {
 pub trait ProtectionTx {
     fn protection_row(&mut self, player_id: &str) -> StoreResult<Option<ProtectionRow>>;
     fn put_protection_row(&mut self, player_id: &str, row: &ProtectionRow) -> StoreResult<()>;
-    /// Sums over the player's sales with `sold_at_ms > after_ms`.
+    /// Sums over the player's sales with `sold_at_ms > after_ms`, and its
+    /// seamless-wallet rounds reserved since (a stake being paid: no prize
+    /// yet), so that no limit is overshot while the operator is asked.
     fn window_totals(&mut self, player_id: &str, after_ms: i64) -> StoreResult<WindowTotals>;
-    /// The same sales, oldest first.
+    /// The same sales and rounds, oldest first.
     fn window_sales(&mut self, player_id: &str, after_ms: i64) -> StoreResult<Vec<WindowSale>>;
     fn insert_audit(&mut self, player_id: &str, entry: &AuditEntry) -> StoreResult<()>;
     /// Newest first.

@@ -13,14 +13,15 @@
 //! the other sales of the batch still commit.
 
 use super::protection::{check_sale, ProtectionDefaults, Refusal};
+use super::seamless::next_position;
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
-use super::{corrupt, BlockStatus, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
+use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
 use eldorado_engine::Money;
 use std::collections::HashMap;
 
 /// The open block of each (stake, money) line, as far as this batch knows.
-type OpenBlocks = HashMap<(u64, Money), Option<OpenBlock>>;
+pub(super) type OpenBlocks = HashMap<(u64, Money), Option<OpenBlock>>;
 
 /// Runs `requests` in order against `tx`. An `Err` means a savepoint itself
 /// failed and the backend must roll the whole batch back: no sale of it
@@ -61,40 +62,61 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
     Ok(outcomes)
 }
 
-fn sell_one<T: SaleTx + ?Sized>(
+/// A sale that passed every check, with the ticket it takes.
+pub(super) enum Admission {
+    /// Answer this without any write.
+    Refused(SaleOutcome),
+    Admitted {
+        kind: PlayerKind,
+        balance: u64,
+        block: OpenBlock,
+        position: u32,
+    },
+}
+
+/// The checks of every sale (idempotency key, player, balance when the
+/// money is held here, a ticket on sale) and the ticket it takes: shared by
+/// the internal wallet's sales and the seamless wallet's reservations
+/// (`seamless::reserve`, `check_balance` false: the operator checks it).
+pub(super) fn admit<T: SaleTx + ?Sized>(
     tx: &mut T,
     open: &mut OpenBlocks,
     request: &SaleRequest,
     now_ms: u64,
     protection: &ProtectionDefaults,
-) -> StoreResult<SaleOutcome> {
+    check_balance: bool,
+) -> StoreResult<Admission> {
     let stake = request.stake.cents();
     if let Some((sale_id, sale_stake)) =
         tx.sale_by_key(&request.player_id, &request.idempotency_key)?
     {
         if sale_stake != stake {
-            return Ok(SaleOutcome::KeyConflict);
+            return Ok(Admission::Refused(SaleOutcome::KeyConflict));
         }
         return tx
             .sale_by_id(sale_id)?
-            .map(SaleOutcome::Replayed)
+            .map(|sale| Admission::Refused(SaleOutcome::Replayed(sale)))
             .ok_or_else(|| corrupt("sale without its ticket"));
     }
     let Some((kind, balance)) = tx.player_for_update(&request.player_id)? else {
-        return Ok(SaleOutcome::UnknownPlayer);
+        return Ok(Admission::Refused(SaleOutcome::UnknownPlayer));
     };
     // Under the player's lock: the sales of this batch before this one are
     // in the window already, and no other transaction can add one.
     match check_sale(tx, &request.player_id, kind, stake, now_ms, protection)? {
-        Some(Refusal::Excluded { until_ms }) => return Ok(SaleOutcome::SelfExcluded { until_ms }),
-        Some(Refusal::Limit(limit)) => return Ok(SaleOutcome::LimitReached(limit)),
+        Some(Refusal::Excluded { until_ms }) => {
+            return Ok(Admission::Refused(SaleOutcome::SelfExcluded { until_ms }))
+        }
+        Some(Refusal::Limit(limit)) => {
+            return Ok(Admission::Refused(SaleOutcome::LimitReached(limit)))
+        }
         None => {}
     }
     let line = (stake, kind.money());
-    if balance < stake {
-        return Ok(SaleOutcome::InsufficientFunds {
+    if check_balance && balance < stake {
+        return Ok(Admission::Refused(SaleOutcome::InsufficientFunds {
             balance_cents: balance,
-        });
+        }));
     }
     let block = match open.get(&line) {
         Some(block) => *block,
@@ -105,9 +127,39 @@ fn sell_one<T: SaleTx + ?Sized>(
         }
     };
     let Some(block) = block else {
-        return Ok(SaleOutcome::SoldOut);
+        return Ok(Admission::Refused(SaleOutcome::SoldOut));
     };
-    let position = block.sold;
+    // Every unsold ticket may be held by a seamless-wallet round being paid.
+    let Some(position) = next_position(tx, block.block, block.sold, block.tickets)? else {
+        return Ok(Admission::Refused(SaleOutcome::SoldOut));
+    };
+    Ok(Admission::Admitted {
+        kind,
+        balance,
+        block,
+        position,
+    })
+}
+
+fn sell_one<T: SaleTx + ?Sized>(
+    tx: &mut T,
+    open: &mut OpenBlocks,
+    request: &SaleRequest,
+    now_ms: u64,
+    protection: &ProtectionDefaults,
+) -> StoreResult<SaleOutcome> {
+    let stake = request.stake.cents();
+    let admission = admit(tx, open, request, now_ms, protection, true)?;
+    let (kind, balance, block, position) = match admission {
+        Admission::Refused(outcome) => return Ok(outcome),
+        Admission::Admitted {
+            kind,
+            balance,
+            block,
+            position,
+        } => (kind, balance, block, position),
+    };
+    let line = (stake, kind.money());
     let ticket = tx
         .ticket(block.block, position, stake)?
         .ok_or_else(|| corrupt(format!("block {} has no ticket {position}", block.block)))?;
@@ -131,7 +183,8 @@ fn sell_one<T: SaleTx + ?Sized>(
         balance_before_cents: balance,
         balance_after_cents: after,
     })?;
-    let sold = position + 1;
+    // A count, not a position: a released ticket may be sold after later ones.
+    let sold = block.sold + 1;
     if sold == block.tickets {
         tx.set_block_sold(block.block, sold, BlockStatus::SoldOut)?;
         open_next(tx, stake, kind.money())?;

@@ -3,6 +3,7 @@
 //! pending one of the same stake and money takes its place. A play-money
 //! block never stands in for a real-money one, nor the other way round.
 
+use super::seamless::TicketPoolTx;
 use super::tx::BlockTx;
 use super::{BlockStatus, StoreResult};
 use eldorado_engine::Money;
@@ -35,12 +36,17 @@ pub fn admit_new_block<T: BlockTx + ?Sized>(
     Ok(status)
 }
 
-/// Closes an open or pending block; a finished block stays as it is.
-/// False if there is no such committed block.
-pub fn close<T: BlockTx + ?Sized>(tx: &mut T, block: u64) -> StoreResult<bool> {
+/// Closes an open or pending block; a finished block stays as it is, and
+/// so does a block whose tickets a seamless-wallet round holds (its sale
+/// may still complete: the block must not be disclosed before). False if
+/// there is no such committed block.
+pub fn close<T: BlockTx + TicketPoolTx + ?Sized>(tx: &mut T, block: u64) -> StoreResult<bool> {
     let Some((status, stake_cents, money)) = tx.block_status_for_update(block)? else {
         return Ok(false);
     };
+    if tx.reserved_tickets(block)? > 0 {
+        return Ok(true);
+    }
     match status {
         BlockStatus::Open => {
             tx.set_block_status(block, BlockStatus::Closed)?;

@@ -11,6 +11,7 @@
 //! SQLite, whose writer holds the whole database).
 
 use super::protection::ProtectionTx;
+use super::seamless::TicketPoolTx;
 use super::{BlockStatus, PlayerKind, SaleRecord, StoreResult, TransferKind};
 use eldorado_engine::{ClientNonce, Money, Ticket};
 
@@ -97,8 +98,9 @@ pub trait BlockTx {
     ) -> StoreResult<Option<OpenBlock>>;
 }
 
-/// Everything a sale touches.
-pub trait SaleTx: WalletTx + BlockTx + ProtectionTx {
+/// Everything a sale touches; the pool of released tickets too, since any
+/// sale takes those first.
+pub trait SaleTx: WalletTx + BlockTx + ProtectionTx + TicketPoolTx {
     /// The sale id and stake already recorded under an idempotency key.
     fn sale_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<(u64, u64)>>;
     fn sale_by_id(&mut self, sale_id: u64) -> StoreResult<Option<SaleRecord>>;

@@ -73,7 +73,7 @@ pub fn shared_with(
 /// finished starting (a closing SQLite connection would checkpoint the WAL
 /// into the database while it is being copied). Generating blocks of
 /// 400,000 tickets takes seconds; copying them does not.
-fn make_template(name: &str, config: impl FnOnce(&Path) -> Config) -> (PathBuf, AppState) {
+pub fn make_template(name: &str, config: impl FnOnce(&Path) -> Config) -> (PathBuf, AppState) {
     let dir = data_dir(name);
     std::fs::create_dir_all(dir.join("web/www/pkg")).unwrap();
     std::fs::write(
@@ -109,7 +109,7 @@ pub fn mixed_config(dir: &Path) -> Config {
 
 /// Copies a directory tree, leaving out SQLite's shared-memory index: it
 /// belongs to the running template, and SQLite rebuilds it from the WAL.
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

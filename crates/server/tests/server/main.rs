@@ -10,4 +10,6 @@ mod money_lines;
 mod protection;
 mod restart_rollover;
 mod robustness;
+mod seamless_wallet;
 mod seed_policy;
+mod wallet_stub;

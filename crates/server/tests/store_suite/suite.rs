@@ -16,6 +16,9 @@ use eldorado_server::store::{
 };
 use std::time::Duration;
 
+mod seamless;
+pub use seamless::*;
+
 pub(crate) const LOSE: &[&str] = &["CSDRS/DRSCR/SDRMR"];
 /// Two stakes on the top line.
 pub(crate) const WIN_2: &[&str] = &["PPSDR/DRSCR/SDRMR"];

@@ -22,6 +22,7 @@ mod protection;
 mod rows;
 mod sales;
 mod schema;
+mod seamless;
 mod shared;
 mod wallet;
 
@@ -345,6 +346,77 @@ impl Store for PostgresStore {
             };
             sales::set_revealed(&mut *self.client()?, player_id, sale_id, revealed)
         })
+    }
+
+    fn reserve_round(
+        &self,
+        request: &SaleRequest,
+        round_id: &str,
+        now_ms: u64,
+    ) -> StoreResult<crate::store::seamless::ReserveOutcome> {
+        let defaults = self.protection_defaults();
+        off_async(|| {
+            self.in_transaction(|tx| {
+                // The locks of a sale, in the same order, so that a
+                // reservation and a batch never wait for each other in a cycle.
+                sales::lock_batch(tx, std::slice::from_ref(request))?;
+                crate::store::seamless::reserve(tx, request, round_id, now_ms, &defaults)
+            })
+        })
+    }
+
+    fn settle_round(
+        &self,
+        round_id: &str,
+        balance_after_debit_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<crate::store::seamless::Settled> {
+        off_async(|| {
+            self.in_transaction(|tx| {
+                crate::store::seamless::settle(tx, round_id, balance_after_debit_cents, now_ms)
+            })
+        })
+    }
+
+    fn release_round(
+        &self,
+        round_id: &str,
+        why: crate::store::seamless::Release,
+        now_ms: u64,
+    ) -> StoreResult<bool> {
+        off_async(|| {
+            self.in_transaction(|tx| crate::store::seamless::release(tx, round_id, why, now_ms))
+        })
+    }
+
+    fn release_stale_rounds(&self, before_ms: u64, now_ms: u64) -> StoreResult<u64> {
+        off_async(|| {
+            self.in_transaction(|tx| crate::store::seamless::release_stale(tx, before_ms, now_ms))
+        })
+    }
+
+    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<crate::store::seamless::OutboxItem>> {
+        off_async(|| seamless::outbox_due(&mut *self.client()?, limit))
+    }
+
+    fn outbox_acknowledged(
+        &self,
+        transaction_id: &str,
+        balance_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<()> {
+        off_async(|| {
+            seamless::outbox_acknowledged(
+                &mut *self.client()?,
+                transaction_id,
+                balance_cents,
+                now_ms,
+            )
+        })
+    }
+
+    fn outbox_attempt_failed(&self, transaction_id: &str, error: &str) -> StoreResult<()> {
+        off_async(|| seamless::outbox_attempt_failed(&mut *self.client()?, transaction_id, error))
     }
 
     fn totals(&self) -> StoreResult<Totals> {

@@ -100,7 +100,10 @@ impl ProtectionTx for PgTx<'_> {
         // one player's week are far below the BIGINT range.
         let r = self.0.query_one(
             "SELECT COALESCE(SUM(stake_cents), 0)::BIGINT, COALESCE(SUM(prize_cents), 0)::BIGINT \
-             FROM sales WHERE player_id = $1 AND sold_at_ms > $2",
+             FROM (SELECT stake_cents, prize_cents FROM sales \
+             WHERE player_id = $1 AND sold_at_ms > $2 \
+             UNION ALL SELECT stake_cents, 0 FROM wallet_rounds \
+             WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2) AS window_stakes",
             &[&player_id, &after_ms],
         )?;
         Ok(WindowTotals {
@@ -112,8 +115,12 @@ impl ProtectionTx for PgTx<'_> {
     fn window_sales(&mut self, player_id: &str, after_ms: i64) -> StoreResult<Vec<WindowSale>> {
         self.0
             .query(
-                "SELECT sold_at_ms, stake_cents, prize_cents FROM sales \
-                 WHERE player_id = $1 AND sold_at_ms > $2 ORDER BY sold_at_ms",
+                "SELECT at_ms, stake_cents, prize_cents FROM (\
+                 SELECT sold_at_ms AS at_ms, stake_cents, prize_cents FROM sales \
+                 WHERE player_id = $1 AND sold_at_ms > $2 \
+                 UNION ALL SELECT reserved_at_ms, stake_cents, 0::BIGINT FROM wallet_rounds \
+                 WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2) AS window_stakes \
+                 ORDER BY at_ms",
                 &[&player_id, &after_ms],
             )?
             .iter()

@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0003_money_seeding_nonce.sql"),
     include_str!("../../../migrations/postgres/0004_player_protection.sql"),
     include_str!("../../../migrations/postgres/0005_launch_codes.sql"),
+    include_str!("../../../migrations/postgres/0006_seamless_wallet.sql"),
 ];
 
 /// The advisory lock key of migrations (any constant shared by all servers).

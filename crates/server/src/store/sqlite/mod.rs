@@ -15,6 +15,7 @@ mod protection;
 pub(in crate::store) mod rows;
 mod sales;
 mod schema;
+mod seamless;
 mod wallet;
 
 use super::protection::{ProtectionDefaults, ProtectionTx, ProtectionUpdate, UpdateRefusal};
@@ -307,6 +308,59 @@ impl Store for SqliteStore {
 
     fn totals(&self) -> StoreResult<Totals> {
         sales::totals(&self.read())
+    }
+
+    fn reserve_round(
+        &self,
+        request: &SaleRequest,
+        round_id: &str,
+        now_ms: u64,
+    ) -> StoreResult<crate::store::seamless::ReserveOutcome> {
+        let defaults = self.protection_defaults();
+        self.in_transaction(|tx| {
+            crate::store::seamless::reserve(tx, request, round_id, now_ms, &defaults)
+        })
+    }
+
+    fn settle_round(
+        &self,
+        round_id: &str,
+        balance_after_debit_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<crate::store::seamless::Settled> {
+        self.in_transaction(|tx| {
+            crate::store::seamless::settle(tx, round_id, balance_after_debit_cents, now_ms)
+        })
+    }
+
+    fn release_round(
+        &self,
+        round_id: &str,
+        why: crate::store::seamless::Release,
+        now_ms: u64,
+    ) -> StoreResult<bool> {
+        self.in_transaction(|tx| crate::store::seamless::release(tx, round_id, why, now_ms))
+    }
+
+    fn release_stale_rounds(&self, before_ms: u64, now_ms: u64) -> StoreResult<u64> {
+        self.in_transaction(|tx| crate::store::seamless::release_stale(tx, before_ms, now_ms))
+    }
+
+    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<crate::store::seamless::OutboxItem>> {
+        seamless::outbox_due(&self.read(), limit)
+    }
+
+    fn outbox_acknowledged(
+        &self,
+        transaction_id: &str,
+        balance_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<()> {
+        seamless::outbox_acknowledged(&self.write(), transaction_id, balance_cents, now_ms)
+    }
+
+    fn outbox_attempt_failed(&self, transaction_id: &str, error: &str) -> StoreResult<()> {
+        seamless::outbox_attempt_failed(&self.write(), transaction_id, error)
     }
 
     fn set_protection_defaults(&self, defaults: ProtectionDefaults) {

@@ -130,8 +130,10 @@ impl ProtectionTx for SqlTx<'_> {
         let (stakes, prizes): (i64, i64) = self
             .0
             .prepare_cached(
-                "SELECT COALESCE(SUM(stake_cents), 0), COALESCE(SUM(prize_cents), 0) FROM sales \
-                 WHERE player_id = ?1 AND sold_at_ms > ?2",
+                "SELECT COALESCE(SUM(stake_cents), 0), COALESCE(SUM(prize_cents), 0) FROM ( \
+                 SELECT stake_cents, prize_cents FROM sales WHERE player_id = ?1 AND sold_at_ms > ?2 \
+                 UNION ALL SELECT stake_cents, 0 FROM wallet_rounds \
+                 WHERE player_id = ?1 AND state = 'reserved' AND reserved_at_ms > ?2)",
             )?
             .query_row(params![player_id, after_ms], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(WindowTotals {
@@ -142,8 +144,11 @@ impl ProtectionTx for SqlTx<'_> {
 
     fn window_sales(&mut self, player_id: &str, after_ms: i64) -> StoreResult<Vec<WindowSale>> {
         let mut statement = self.0.prepare_cached(
-            "SELECT sold_at_ms, stake_cents, prize_cents FROM sales \
-             WHERE player_id = ?1 AND sold_at_ms > ?2 ORDER BY sold_at_ms",
+            "SELECT at_ms, stake_cents, prize_cents FROM ( \
+             SELECT sold_at_ms AS at_ms, stake_cents, prize_cents FROM sales \
+             WHERE player_id = ?1 AND sold_at_ms > ?2 \
+             UNION ALL SELECT reserved_at_ms, stake_cents, 0 FROM wallet_rounds \
+             WHERE player_id = ?1 AND state = 'reserved' AND reserved_at_ms > ?2) ORDER BY at_ms",
         )?;
         let rows = statement.query_map(params![player_id, after_ms], |r| {
             Ok((

@@ -12,6 +12,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0003_session_indexes.sql"),
     include_str!("../../../migrations/sqlite/0004_player_protection.sql"),
     include_str!("../../../migrations/sqlite/0005_launch_codes.sql"),
+    include_str!("../../../migrations/sqlite/0006_seamless_wallet.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {

@@ -1,0 +1,349 @@
+//! The seamless wallet's sale rules, for every backend. The operator holds
+//! the money, so one sale spans two systems and three steps:
+//!
+//! 1. `reserve`: the checks of any sale (`sale_batch::admit`), then the next
+//!    ticket of the line is taken and recorded as a reserved round. Nothing
+//!    is shown or answered yet.
+//! 2. The debit at the operator, outside any transaction (`wallet_client`).
+//! 3. `settle` (debit ok): the round becomes a sale, and a winning ticket's
+//!    prize credit goes into the outbox in the same transaction. Or
+//!    `release` (debit refused, or no answer): the ticket goes back to the
+//!    block for the next buyer, and for no answer a rollback goes into the
+//!    outbox in the same transaction.
+//!
+//! A block sells out only when every ticket is sold: its count of sold
+//! tickets moves at `settle`, so it cannot switch over while a round holds
+//! one of its tickets.
+
+use super::protection::ProtectionDefaults;
+use super::sale_batch::{admit, Admission};
+use super::tx::{NewSale, SaleTx};
+use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
+use eldorado_engine::ClientNonce;
+use std::collections::HashMap;
+
+/// A ticket held for a seamless-wallet player while the operator is asked
+/// for the stake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round {
+    /// Names the operator's transactions of this round; unique across
+    /// deployments (the caller draws it at random).
+    pub round_id: String,
+    pub player_id: String,
+    pub idempotency_key: String,
+    pub stake_cents: u64,
+    pub block: u64,
+    pub position: u32,
+    pub client_nonce: ClientNonce,
+    pub reserved_at_ms: u64,
+}
+
+impl Round {
+    pub fn debit_id(&self) -> String {
+        debit_id(&self.round_id)
+    }
+}
+
+pub fn debit_id(round_id: &str) -> String {
+    format!("debit:{round_id}")
+}
+
+pub fn credit_id(round_id: &str) -> String {
+    format!("credit:{round_id}")
+}
+
+pub fn rollback_id(round_id: &str) -> String {
+    format!("rollback:{round_id}")
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReserveOutcome {
+    /// Ask the operator for the stake now.
+    Reserved(Round),
+    /// Another request with the same idempotency key holds a round now.
+    InFlight,
+    /// Answered like a sale of the internal wallet: a replay of the sale
+    /// already made under this key, or a refusal (nothing was written).
+    Answered(SaleOutcome),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// The round is a sale; `sold_out` if it sold its block's last ticket.
+    Sold { record: SaleRecord, sold_out: bool },
+    /// The round was no longer reserved (a recovery released it meanwhile
+    /// and queued its rollback): nothing was sold.
+    Gone,
+}
+
+/// Why a round ends without a sale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// The operator refused the debit: nothing moved there.
+    Refused,
+    /// The operator did not answer: the debit may have been applied, so a
+    /// rollback is queued.
+    NoAnswer,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutboxKind {
+    Credit,
+    Rollback,
+}
+
+impl OutboxKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutboxKind::Credit => "credit",
+            OutboxKind::Rollback => "rollback",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<OutboxKind> {
+        Some(match text {
+            "credit" => OutboxKind::Credit,
+            "rollback" => OutboxKind::Rollback,
+            _ => return None,
+        })
+    }
+}
+
+/// A call the operator's wallet must acknowledge, retried with the same
+/// transaction id until it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxItem {
+    pub transaction_id: String,
+    pub kind: OutboxKind,
+    pub round_id: String,
+    pub player_id: String,
+    pub amount_cents: u64,
+    /// For a rollback: the debit it undoes.
+    pub original_transaction_id: Option<String>,
+}
+
+/// Released tickets, which any sale of a block takes first. Part of every
+/// sale (internal or seamless), so a released ticket is always sold later.
+pub trait TicketPoolTx {
+    /// Removes and returns the lowest released ticket of the block.
+    fn take_free_ticket(&mut self, block: u64) -> StoreResult<Option<u32>>;
+    /// Tickets of the block held by reserved rounds.
+    fn reserved_tickets(&mut self, block: u64) -> StoreResult<u32>;
+}
+
+/// What the rounds need beyond a sale.
+pub trait RoundTx: SaleTx {
+    /// The reserved round of this idempotency key, if any.
+    fn reserved_round_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<Round>>;
+    fn insert_round(&mut self, round: &Round) -> StoreResult<()>;
+    /// The round if it is still reserved, locked for the transaction.
+    fn reserved_round_for_update(&mut self, round_id: &str) -> StoreResult<Option<Round>>;
+    /// Ends a reserved round: sold (with its sale) or released.
+    fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()>;
+    fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()>;
+    /// Status, sold count and ticket count of a block, locked.
+    fn block_counts_for_update(
+        &mut self,
+        block: u64,
+    ) -> StoreResult<Option<(BlockStatus, u32, u32)>>;
+    fn insert_outbox(&mut self, item: &OutboxItem, now_ms: u64) -> StoreResult<()>;
+    /// Ids of rounds reserved before `before_ms`.
+    fn rounds_reserved_before(&mut self, before_ms: u64) -> StoreResult<Vec<String>>;
+}
+
+/// The ticket a sale of `block` takes: the lowest released one, else the
+/// first never reserved; `None` while every unsold ticket is reserved.
+pub fn next_position<T: SaleTx + ?Sized>(
+    tx: &mut T,
+    block: u64,
+    sold: u32,
+    tickets: u32,
+) -> StoreResult<Option<u32>> {
+    if let Some(position) = tx.take_free_ticket(block)? {
+        return Ok(Some(position));
+    }
+    // With no released ticket, the taken ones are exactly the sold and the
+    // reserved: the first free position follows them.
+    let taken = sold
+        .checked_add(tx.reserved_tickets(block)?)
+        .ok_or_else(|| corrupt("ticket count overflow"))?;
+    Ok((taken < tickets).then_some(taken))
+}
+
+/// Step 1: checks the sale as `sale_batch` would and reserves its ticket.
+/// Refusals write nothing.
+pub fn reserve<T: RoundTx + ?Sized>(
+    tx: &mut T,
+    request: &SaleRequest,
+    round_id: &str,
+    now_ms: u64,
+    protection: &ProtectionDefaults,
+) -> StoreResult<ReserveOutcome> {
+    // Settling a round ends it in the sale's own transaction: a reserved
+    // round means no sale under this key yet, and one request still paying.
+    if tx
+        .reserved_round_by_key(&request.player_id, &request.idempotency_key)?
+        .is_some()
+    {
+        return Ok(ReserveOutcome::InFlight);
+    }
+    // The balance is the operator's: the debit checks it there.
+    // The player's protection applies as to any sale; a reserved round
+    // counts toward its limits like a sale (`ProtectionTx::window_totals`).
+    let admission = admit(tx, &mut HashMap::new(), request, now_ms, protection, false)?;
+    let (block, position) = match admission {
+        // Play money never leaves the game: the caller sends only operator
+        // players here, and an error undoes the ticket taken.
+        Admission::Admitted { kind, .. } if kind != PlayerKind::Operator => {
+            return Err(corrupt(
+                "a demo player cannot pay from the operator's wallet",
+            ))
+        }
+        Admission::Admitted {
+            block, position, ..
+        } => (block, position),
+        Admission::Refused(outcome) => return Ok(ReserveOutcome::Answered(outcome)),
+    };
+    let round = Round {
+        round_id: round_id.to_owned(),
+        player_id: request.player_id.clone(),
+        idempotency_key: request.idempotency_key.clone(),
+        stake_cents: request.stake.cents(),
+        block: block.block,
+        position,
+        client_nonce: request.client_nonce,
+        reserved_at_ms: now_ms,
+    };
+    tx.insert_round(&round)?;
+    Ok(ReserveOutcome::Reserved(round))
+}
+
+/// Step 3 after a debit the operator applied: the round becomes a sale.
+/// `balance_after_debit_cents` is the operator's balance in its answer; the
+/// sale records it plus the stake as the balance before, and that plus the
+/// prize as the balance after (once the prize credit is applied).
+pub fn settle<T: RoundTx + ?Sized>(
+    tx: &mut T,
+    round_id: &str,
+    balance_after_debit_cents: u64,
+    now_ms: u64,
+) -> StoreResult<Settled> {
+    let Some(round) = tx.reserved_round_for_update(round_id)? else {
+        return Ok(Settled::Gone);
+    };
+    let ticket = tx
+        .ticket(round.block, round.position, round.stake_cents)?
+        .ok_or_else(|| corrupt(format!("round {round_id} holds a missing ticket")))?;
+    let storable = |b: &u64| i64::try_from(*b).is_ok();
+    let before = balance_after_debit_cents
+        .checked_add(round.stake_cents)
+        .filter(storable)
+        .ok_or_else(|| corrupt("balance overflow"))?;
+    let after = balance_after_debit_cents
+        .checked_add(ticket.prize_cents)
+        .filter(storable)
+        .ok_or_else(|| corrupt("balance overflow"))?;
+    let sale_id = tx.insert_sale(&NewSale {
+        player_id: &round.player_id,
+        idempotency_key: &round.idempotency_key,
+        stake_cents: round.stake_cents,
+        block: round.block,
+        position: round.position,
+        prize_cents: ticket.prize_cents,
+        grid_count: 1 + ticket.extras,
+        sold_at_ms: now_ms,
+        client_nonce: round.client_nonce,
+        balance_before_cents: before,
+        balance_after_cents: after,
+    })?;
+    tx.end_round(round_id, Some(sale_id), now_ms)?;
+    let (status, sold, tickets) = tx
+        .block_counts_for_update(round.block)?
+        .ok_or_else(|| corrupt(format!("round {round_id} of a missing block")))?;
+    let sold = sold + 1;
+    let sold_out = sold == tickets && status == BlockStatus::Open;
+    if sold_out {
+        tx.set_block_sold(round.block, sold, BlockStatus::SoldOut)?;
+        let (_, stake, money) = tx
+            .block_status_for_update(round.block)?
+            .ok_or_else(|| corrupt("a block vanished"))?;
+        super::switch_over::open_next(tx, stake, money)?;
+    } else {
+        tx.set_block_sold(round.block, sold, status)?;
+    }
+    if ticket.prize_cents > 0 {
+        tx.take_prize(round.block, ticket.prize_cents)?;
+        tx.insert_outbox(
+            &OutboxItem {
+                transaction_id: credit_id(round_id),
+                kind: OutboxKind::Credit,
+                round_id: round_id.to_owned(),
+                player_id: round.player_id.clone(),
+                amount_cents: ticket.prize_cents,
+                original_transaction_id: None,
+            },
+            now_ms,
+        )?;
+    }
+    Ok(Settled::Sold {
+        record: SaleRecord {
+            sale_id,
+            player_id: round.player_id,
+            block: round.block,
+            block_tickets: tickets,
+            ticket,
+            sold_at_ms: now_ms,
+            client_nonce: round.client_nonce,
+            balance_before_cents: before,
+            balance_after_cents: after,
+            revealed: 0,
+        },
+        sold_out,
+    })
+}
+
+/// Step 3 without a sale: the ticket goes back to its block, and for a
+/// debit without answer a rollback is queued. False if the round was not
+/// reserved (already settled or released): nothing changes then.
+pub fn release<T: RoundTx + ?Sized>(
+    tx: &mut T,
+    round_id: &str,
+    why: Release,
+    now_ms: u64,
+) -> StoreResult<bool> {
+    let Some(round) = tx.reserved_round_for_update(round_id)? else {
+        return Ok(false);
+    };
+    tx.end_round(round_id, None, now_ms)?;
+    tx.free_ticket(round.block, round.position)?;
+    if why == Release::NoAnswer {
+        tx.insert_outbox(
+            &OutboxItem {
+                transaction_id: rollback_id(round_id),
+                kind: OutboxKind::Rollback,
+                round_id: round_id.to_owned(),
+                player_id: round.player_id.clone(),
+                amount_cents: round.stake_cents,
+                original_transaction_id: Some(round.debit_id()),
+            },
+            now_ms,
+        )?;
+    }
+    Ok(true)
+}
+
+/// Releases, as unanswered, every round reserved before `before_ms`: rounds
+/// a crash or a lost request left behind. Their rollbacks are queued.
+pub fn release_stale<T: RoundTx + ?Sized>(
+    tx: &mut T,
+    before_ms: u64,
+    now_ms: u64,
+) -> StoreResult<u64> {
+    let mut released = 0;
+    for round_id in tx.rounds_reserved_before(before_ms)? {
+        if release(tx, &round_id, Release::NoAnswer, now_ms)? {
+            released += 1;
+        }
+    }
+    Ok(released)
+}
