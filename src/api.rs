@@ -3,9 +3,11 @@
 //! exchange means to the page is defined here.
 
 pub use eldorado_api::{
-    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ErrorBody, ErrorDetail, HistoryItem,
-    HistoryPage, LaunchCodeRequest, Odds, PageMessage, ParentMessage, PrizeRow, RankRemaining,
-    RevealAck, RevealRequest, SaleResponse, SaleStatus, Session,
+    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ErrorBody, ErrorDetail,
+    ExclusionRequest, HistoryItem, HistoryPage, LaunchCodeRequest, LimitKind, LimitReached,
+    LimitsRequest, Odds, PageMessage, ParentMessage, PendingLimit, PrizeRow, Protection,
+    RankRemaining, RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, SaleStatus,
+    Session,
 };
 
 /// Why a request gave no usable answer.
@@ -19,6 +21,9 @@ pub enum NetError {
     Api { status: u16, code: String },
     /// The server answered something that is not the contract's shape.
     Decode,
+    /// The server refused for a play limit or a self-exclusion, and said
+    /// which (`LIMIT_REACHED`, `SELF_EXCLUDED`, 403).
+    Protection(crate::protection::Refusal),
 }
 
 impl NetError {
@@ -26,5 +31,6 @@ impl NetError {
     /// can be dropped: a definite refusal of the request itself.
     pub fn is_definite_refusal(&self) -> bool {
         matches!(self, NetError::Api { status, .. } if (400..500).contains(status) && *status != 408 && *status != 429)
+            || matches!(self, NetError::Protection(_))
     }
 }

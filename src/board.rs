@@ -3,7 +3,8 @@
 //! allocation-heavy work while it runs.
 
 use crate::layout::{backing_size, BoardLayout};
-use crate::reveal::{face, Face, Timing};
+use crate::money::{format_cents, Notation};
+use crate::reveal::{face, Face, Reveal, Timing};
 use crate::symbols::{draw_cover, draw_symbol};
 use crate::verification::LineMark;
 use eldorado_engine::grid::{Grid, COLS, ROWS};
@@ -21,7 +22,7 @@ enum Scene {
     /// Every cell covered.
     Hidden,
     /// Turning columns over since `start` (ms, requestAnimationFrame clock).
-    Revealing { start: Option<f64>, timing: Timing },
+    Revealing { start: Option<f64>, reveal: Reveal },
     /// Every cell shown, with the line highlights.
     Shown,
 }
@@ -37,6 +38,15 @@ pub struct Board {
     grid: Option<Grid>,
     marks: [LineMark; ROWS],
     scene: Scene,
+    /// Each column's turning progress as last drawn: a frame repaints only
+    /// the columns that moved (at most two at a time), so the browser
+    /// rasterises and composites a fraction of the canvas.
+    drawn: [f64; COLS],
+    /// How the amounts drawn on winning lines are written.
+    notation: Notation,
+    /// Each winning line's amount, written when the grid arrives (never in
+    /// a frame).
+    labels: [String; ROWS],
 }
 
 pub fn context_2d(canvas: &HtmlCanvasElement) -> Result<Ctx, JsValue> {
@@ -63,7 +73,24 @@ impl Board {
             grid: None,
             marks: [LineMark::Plain; ROWS],
             scene: Scene::Hidden,
+            drawn: [0.0; COLS],
+            notation: Notation::FRENCH,
+            labels: Default::default(),
         })
+    }
+
+    pub fn set_notation(&mut self, notation: Notation) {
+        self.notation = notation;
+    }
+
+    fn set_marks(&mut self, marks: [LineMark; ROWS]) {
+        self.marks = marks;
+        for (label, mark) in self.labels.iter_mut().zip(marks) {
+            *label = match mark {
+                LineMark::Win(cents) => format_cents(cents, self.notation),
+                _ => String::new(),
+            };
+        }
     }
 
     pub fn canvas(&self) -> &HtmlCanvasElement {
@@ -114,7 +141,7 @@ impl Board {
     /// Shows `grid` at once, highlights included.
     pub fn show(&mut self, grid: Grid, marks: [LineMark; ROWS]) -> Result<(), JsValue> {
         self.grid = Some(grid);
-        self.marks = marks;
+        self.set_marks(marks);
         self.scene = Scene::Shown;
         self.draw_static()
     }
@@ -127,12 +154,48 @@ impl Board {
         timing: Timing,
     ) -> Result<(), JsValue> {
         self.grid = Some(grid);
-        self.marks = marks;
+        self.set_marks(marks);
         self.scene = Scene::Revealing {
             start: None,
-            timing,
+            reveal: Reveal::new(timing),
         };
         self.draw_static()
+    }
+
+    /// The player uncovers `col` at `now` (the event's time stamp, the
+    /// clock of animation frames); the next frame shows it turning.
+    pub fn uncover(&mut self, col: usize, now: f64) -> bool {
+        let Scene::Revealing { start, mut reveal } = self.scene else {
+            return false;
+        };
+        let start = start.unwrap_or(now);
+        let changed = reveal.uncover(col, now - start);
+        self.scene = Scene::Revealing {
+            start: Some(start),
+            reveal,
+        };
+        changed
+    }
+
+    /// The keyboard's turn: the next column still covered.
+    pub fn uncover_next(&mut self, now: f64) -> bool {
+        let Scene::Revealing { start, reveal } = self.scene else {
+            return false;
+        };
+        let elapsed = start.map_or(0.0, |s| now - s);
+        match reveal.next_covered(elapsed) {
+            Some(col) => self.uncover(col, now),
+            None => false,
+        }
+    }
+
+    /// The column under a point given in CSS pixels of the canvas box.
+    pub fn column_at(&self, css_x: f64, css_y: f64, css_w: f64) -> Option<usize> {
+        if css_w <= 0.0 {
+            return None;
+        }
+        let scale = self.layout.width / css_w;
+        self.layout.column_at(css_x * scale, css_y * scale)
     }
 
     pub fn is_revealing(&self) -> bool {
@@ -152,7 +215,7 @@ impl Board {
     /// Draws one animation frame at `now`; returns true when the reveal has
     /// just ended (the board then shows the highlights).
     pub fn frame(&mut self, now: f64) -> Result<bool, JsValue> {
-        let Scene::Revealing { start, timing } = self.scene else {
+        let Scene::Revealing { start, reveal } = self.scene else {
             return Ok(false);
         };
         let start = match start {
@@ -160,20 +223,26 @@ impl Board {
             None => {
                 self.scene = Scene::Revealing {
                     start: Some(now),
-                    timing,
+                    reveal,
                 };
                 now
             }
         };
         let elapsed = now - start;
-        if timing.is_done(elapsed) {
+        if reveal.is_done(elapsed) {
             self.scene = Scene::Shown;
             self.draw_static()?;
             return Ok(true);
         }
-        self.clear();
         for col in 0..COLS {
-            let face = face(timing.progress(col, elapsed));
+            let progress = reveal.progress(col, elapsed);
+            if progress == self.drawn[col] {
+                continue;
+            }
+            self.drawn[col] = progress;
+            let r = self.layout.column_rect(col);
+            self.ctx.clear_rect(r.x, r.y, r.w, r.h);
+            let face = face(progress);
             for row in 0..ROWS {
                 self.draw_cell(row, col, face)?;
             }
@@ -186,12 +255,13 @@ impl Board {
             .clear_rect(0.0, 0.0, self.layout.width, self.layout.height);
     }
 
-    fn draw_static(&self) -> Result<(), JsValue> {
+    fn draw_static(&mut self) -> Result<(), JsValue> {
         self.clear();
         let face = match self.scene {
             Scene::Shown => Face::Symbol { scale: 1.0 },
             _ => Face::Cover { scale: 1.0 },
         };
+        self.drawn = [if self.scene == Scene::Shown { 1.0 } else { 0.0 }; COLS];
         for row in 0..ROWS {
             for col in 0..COLS {
                 self.draw_cell(row, col, face)?;
@@ -250,6 +320,46 @@ impl Board {
             ctx.stroke();
         }
         ctx.set_line_dash(&js_sys::Array::new())?;
+        self.draw_amounts()
+    }
+
+    /// Each winning line's amount on a gold plate at its right end, over
+    /// the last cell: read with the line, not in a window that hides it.
+    fn draw_amounts(&self) -> Result<(), JsValue> {
+        let ctx = &self.ctx;
+        let cell = self.layout.cell;
+        let font_px = (cell * 0.26).max(9.0).round();
+        // Whole pixels, formatted as an integer: no float formatting code.
+        let font = format!("700 {}px system-ui, sans-serif", font_px as u32);
+        for (row, label) in self.labels.iter().enumerate() {
+            if label.is_empty() {
+                continue;
+            }
+            ctx.set_font(&font);
+            let text_w = ctx.measure_text(label)?.width();
+            let r = self.layout.line_rect(row);
+            let (w, h) = (text_w + font_px, font_px * 1.5);
+            let x = r.x + r.w - w - self.layout.gap;
+            let y = r.y + r.h - h - self.layout.gap * 0.6;
+            ctx.set_shadow_color("rgba(0,0,0,.55)");
+            ctx.set_shadow_blur(font_px * 0.4);
+            let plate = ctx.create_linear_gradient(0.0, y, 0.0, y + h);
+            plate.add_color_stop(0.0, "#fff3b0")?;
+            plate.add_color_stop(1.0, "#e0a526")?;
+            ctx.set_fill_style_canvas_gradient(&plate);
+            ctx.begin_path();
+            ctx.round_rect_with_f64(x, y, w, h, h / 2.0)?;
+            ctx.fill();
+            ctx.set_shadow_blur(0.0);
+            ctx.set_shadow_color("transparent");
+            ctx.set_stroke_style_str("#7a4510");
+            ctx.set_line_width((font_px * 0.08).max(1.0));
+            ctx.stroke();
+            ctx.set_fill_style_str("#2a1a08");
+            ctx.set_text_align("center");
+            ctx.set_text_baseline("middle");
+            ctx.fill_text(label, x + w / 2.0, y + h / 2.0 + font_px * 0.04)?;
+        }
         Ok(())
     }
 }

@@ -3,9 +3,13 @@
 //! Texts are struct fields rather than lookup keys, so a missing translation
 //! is a compile error, never a blank or a raw key on screen.
 
+mod look;
 mod portal;
+mod protection;
 mod trust;
 mod wallet;
+
+pub use protection::ProtectionTexts;
 
 use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;
@@ -164,6 +168,8 @@ impl Lang {
             "UNAUTHORIZED" | "FORBIDDEN" => t.err_session,
             "DEMO_DISABLED" => t.err_demo,
             "INVALID_STAKE" => t.err_stake,
+            "LIMIT_REACHED" => self.protection().err_limit,
+            "SELF_EXCLUDED" => self.protection().err_excluded,
             _ => t.err_server,
         }
     }

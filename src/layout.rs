@@ -73,6 +73,15 @@ impl BoardLayout {
         }
     }
 
+    /// The three cells of column `col`, gaps between them included.
+    pub fn column_rect(&self, col: usize) -> Rect {
+        let top = self.cell_rect(0, col);
+        Rect {
+            h: self.cell * ROWS as f64 + self.gap * (ROWS as f64 - 1.0),
+            ..top
+        }
+    }
+
     /// The frame drawn around a highlighted line, half a gap outside it.
     pub fn line_rect(&self, row: usize) -> Rect {
         let first = self.cell_rect(row, 0);
@@ -83,6 +92,19 @@ impl BoardLayout {
             w: self.cell * COLS as f64 + self.gap * (COLS as f64 - 1.0) + 2.0 * pad,
             h: self.cell + 2.0 * pad,
         }
+    }
+
+    /// The column under a point (device pixels), gaps going to neither.
+    pub fn column_at(&self, x: f64, y: f64) -> Option<usize> {
+        let top = self.origin_y;
+        let bottom = top + self.cell * ROWS as f64 + self.gap * (ROWS as f64 - 1.0);
+        if y < top || y >= bottom {
+            return None;
+        }
+        (0..COLS).find(|&c| {
+            let r = self.cell_rect(0, c);
+            x >= r.x && x < r.x + r.w
+        })
     }
 
     /// The cell under a point, for hit tests.
@@ -123,10 +145,22 @@ mod tests {
     }
 
     #[test]
+    fn a_column_covers_its_three_cells() {
+        let layout = BoardLayout::new(600, 360);
+        let c = layout.column_rect(2);
+        let (top, bottom) = (layout.cell_rect(0, 2), layout.cell_rect(2, 2));
+        assert_eq!((c.x, c.y, c.w), (top.x, top.y, top.w));
+        assert_eq!(c.y + c.h, bottom.y + bottom.h);
+    }
+
+    #[test]
     fn hit_test() {
         let layout = BoardLayout::new(600, 360);
         let r = layout.cell_rect(1, 3);
         assert_eq!(layout.cell_at(r.x + 1.0, r.y + 1.0), Some((1, 3)));
         assert_eq!(layout.cell_at(0.0, 0.0), None);
+        assert_eq!(layout.column_at(r.x + 1.0, r.y + 1.0), Some(3));
+        assert_eq!(layout.column_at(r.x + 1.0, 0.0), None);
+        assert_eq!(layout.column_at(r.x - 1.0, r.y), None, "in the gap");
     }
 }

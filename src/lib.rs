@@ -3,16 +3,20 @@
 //!
 //! Pure modules (`game`, `i18n`, `money`, `layout`, `reveal`, `launch`,
 //! `verification`, `commitments`, `operator_key`, `rules_check`, `history`,
-//! `api`) know nothing of the DOM and are tested natively; the glue (`app`,
-//! `ui`, `board`, `symbols`, `sound`, `net`, `dom`, `receipt`, `console`)
-//! talks to the browser. Outcomes come only from the server's signed sales; the
-//! engine is used here to verify and to draw, never to decide.
+//! `protection`, `reality_check`, `api`) know nothing of the DOM and are
+//! tested natively; the glue (`app`, `ui`, `board`, `symbols`, `sound`,
+//! `net`, `dom`, `receipt`, `console`) talks to the browser. Outcomes come
+//! only from the server's signed sales; the engine is used here to verify
+//! and to draw, never to decide.
 
 pub mod api;
 pub mod app;
+#[cfg(feature = "bench")]
+mod bench_frames;
 pub mod board;
 pub mod commitments;
 pub mod console;
+pub mod count_up;
 pub mod dom;
 pub mod fixtures;
 pub mod game;
@@ -24,6 +28,8 @@ pub mod money;
 pub mod net;
 pub mod operator_key;
 pub mod portal;
+pub mod protection;
+pub mod reality_check;
 pub mod receipt;
 pub mod reveal;
 pub mod rules_check;

@@ -2,10 +2,12 @@
 //! the real server of docs/PROTOCOL.md (Part II), tests plug in an in-memory one.
 
 use crate::api::{
-    BlockList, BuyRequest, Config, ErrorBody, HistoryPage, LaunchCodeRequest, NetError, RevealAck,
-    RevealRequest, SaleResponse, Session,
+    BlockList, BuyRequest, Config, ErrorBody, ExclusionRequest, HistoryPage, LaunchCodeRequest,
+    LimitsRequest, NetError, Protection, RealityCheckRequest, RevealAck, RevealRequest,
+    SaleResponse, Session,
 };
 use crate::console::LogFailure;
+use crate::protection::Refusal;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::future::Future;
@@ -32,6 +34,14 @@ pub trait Backend {
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck>;
     fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage>;
     fn blocks(&self) -> Reply<BlockList>;
+    /// `GET /api/limits`: the player's limits, use and exclusion.
+    fn limits(&self, token: &str) -> Reply<Protection>;
+    /// `PUT /api/limits`.
+    fn set_limits(&self, token: &str, request: LimitsRequest) -> Reply<Protection>;
+    /// `POST /api/exclusion`.
+    fn exclude(&self, token: &str, request: ExclusionRequest) -> Reply<Protection>;
+    /// `PUT /api/reality-check`.
+    fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection>;
 }
 
 /// `fetch` against the server that served the page (relative URLs: the
@@ -56,8 +66,18 @@ impl HttpBackend {
         token: Option<&str>,
         body: &impl Serialize,
     ) -> Reply<T> {
+        self.send("POST", path, token, body)
+    }
+
+    fn send<T: DeserializeOwned + 'static>(
+        &self,
+        method: &'static str,
+        path: &str,
+        token: Option<&str>,
+        body: &impl Serialize,
+    ) -> Reply<T> {
         match to_json(body) {
-            Ok(body) => decoded(self.request("POST", path, token, Some(body), Body::Json)),
+            Ok(body) => decoded(self.request(method, path, token, Some(body), Body::Json)),
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
@@ -144,6 +164,18 @@ impl Backend for HttpBackend {
     fn blocks(&self) -> Reply<BlockList> {
         self.get("/api/blocks", None)
     }
+    fn limits(&self, token: &str) -> Reply<Protection> {
+        self.get("/api/limits", Some(token))
+    }
+    fn set_limits(&self, token: &str, request: LimitsRequest) -> Reply<Protection> {
+        self.send("PUT", "/api/limits", Some(token), &request)
+    }
+    fn exclude(&self, token: &str, request: ExclusionRequest) -> Reply<Protection> {
+        self.send("POST", "/api/exclusion", Some(token), &request)
+    }
+    fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection> {
+        self.send("PUT", "/api/reality-check", Some(token), &request)
+    }
 }
 
 #[derive(Serialize)]
@@ -159,8 +191,12 @@ enum Body {
     Empty,
 }
 
-fn to_json(value: &impl Serialize) -> Result<String, NetError> {
-    let js = serde_wasm_bindgen::to_value(value).map_err(|_| NetError::Decode)?;
+/// A request body as the JSON text sent. `None` is written `null`, never
+/// left out: the protection requests must name a removed limit.
+pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
+    let js = value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
         .map_err(|_| NetError::Decode)
@@ -218,10 +254,14 @@ async fn fetch(
         Err(_) => Err(NetError::Decode),
     };
     if !response.ok() {
-        let code = json
+        let detail = json
             .ok()
             .and_then(|j| serde_wasm_bindgen::from_value::<ErrorBody>(j).ok())
-            .map_or_else(|| format!("HTTP_{status}"), |e| e.error.code);
+            .map(|e| e.error);
+        if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
+            return Err(NetError::Protection(refusal));
+        }
+        let code = detail.map_or_else(|| format!("HTTP_{status}"), |d| d.code);
         return Err(NetError::Api { status, code });
     }
     json

@@ -48,13 +48,26 @@ impl Sound {
         // (frequency Hz, start s, length s) of each note.
         let notes: &[(f32, f64, f64)] = match cue {
             Cue::Refused => &[(196.0, 0.0, 0.18)],
-            Cue::Lose => &[(330.0, 0.0, 0.12), (262.0, 0.12, 0.2)],
-            Cue::Extra => &[(523.0, 0.0, 0.1), (784.0, 0.1, 0.16)],
+            // Soft and short: a loss ends quietly.
+            Cue::Lose => &[(294.0, 0.0, 0.14), (247.0, 0.13, 0.22)],
+            // A rising sparkle.
+            Cue::Extra => &[
+                (784.0, 0.0, 0.09),
+                (988.0, 0.07, 0.09),
+                (1175.0, 0.14, 0.09),
+                (1568.0, 0.21, 0.22),
+            ],
+            // A fanfare: the arpeggio, then the chord held, bells on top.
             Cue::Win => &[
-                (523.0, 0.0, 0.1),
-                (659.0, 0.1, 0.1),
-                (784.0, 0.2, 0.1),
-                (1047.0, 0.3, 0.25),
+                (523.0, 0.0, 0.12),
+                (659.0, 0.1, 0.12),
+                (784.0, 0.2, 0.12),
+                (1047.0, 0.3, 0.5),
+                (784.0, 0.3, 0.5),
+                (659.0, 0.3, 0.5),
+                (2093.0, 0.42, 0.12),
+                (2637.0, 0.5, 0.12),
+                (3136.0, 0.58, 0.3),
             ],
         };
         // Sound is a comfort: a failure of the audio stack never stops the
@@ -79,22 +92,36 @@ impl Sound {
         }
         let now = ctx.current_time();
         for &(frequency, start, length) in notes {
-            let osc = ctx.create_oscillator()?;
-            osc.set_type(if harsh {
-                OscillatorType::Square
+            // Each note a fundamental and a quieter octave above: a bell
+            // rather than a beep.
+            let voices: [(OscillatorType, f32, f32); 2] = if harsh {
+                [
+                    (OscillatorType::Square, frequency, 0.1),
+                    (OscillatorType::Square, frequency, 0.0),
+                ]
             } else {
-                OscillatorType::Triangle
-            });
-            osc.frequency().set_value(frequency);
-            let gain = ctx.create_gain()?;
-            let level = gain.gain();
-            level.set_value_at_time(0.0001, now + start)?;
-            level.exponential_ramp_to_value_at_time(0.12, now + start + 0.01)?;
-            level.exponential_ramp_to_value_at_time(0.0001, now + start + length)?;
-            osc.connect_with_audio_node(&gain)?;
-            gain.connect_with_audio_node(&ctx.destination())?;
-            osc.start_with_when(now + start)?;
-            osc.stop_with_when(now + start + length + 0.02)?;
+                [
+                    (OscillatorType::Triangle, frequency, 0.1),
+                    (OscillatorType::Sine, frequency * 2.0, 0.035),
+                ]
+            };
+            for (kind, pitch, peak) in voices {
+                if peak <= 0.0 {
+                    continue;
+                }
+                let osc = ctx.create_oscillator()?;
+                osc.set_type(kind);
+                osc.frequency().set_value(pitch);
+                let gain = ctx.create_gain()?;
+                let level = gain.gain();
+                level.set_value_at_time(0.0001, now + start)?;
+                level.exponential_ramp_to_value_at_time(peak, now + start + 0.01)?;
+                level.exponential_ramp_to_value_at_time(0.0001, now + start + length)?;
+                osc.connect_with_audio_node(&gain)?;
+                gain.connect_with_audio_node(&ctx.destination())?;
+                osc.start_with_when(now + start)?;
+                osc.stop_with_when(now + start + length + 0.02)?;
+            }
         }
         Ok(())
     }

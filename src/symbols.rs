@@ -25,25 +25,87 @@ fn tile(ctx: &Ctx, s: f64, colour: &str) -> Result<(), JsValue> {
     ctx.begin_path();
     ctx.round_rect_with_f64(0.0, 0.0, s, s, s * 0.12)?;
     ctx.fill();
+    // Lit from above: a soft glow that keeps each tile's own lightness
+    // (greyscale still tells them apart), and a dark rim for a carved edge.
+    let glow =
+        ctx.create_radial_gradient(s * 0.5, s * 0.3, s * 0.05, s * 0.5, s * 0.45, s * 0.75)?;
+    glow.add_color_stop(0.0, "rgba(255,255,255,.30)")?;
+    glow.add_color_stop(1.0, "rgba(0,0,0,.18)")?;
+    ctx.set_fill_style_canvas_gradient(&glow);
+    ctx.fill();
+    ctx.set_stroke_style_str("rgba(0,0,0,.35)");
+    ctx.set_line_width(s * 0.03);
+    ctx.begin_path();
+    ctx.round_rect_with_f64(s * 0.015, s * 0.015, s * 0.97, s * 0.97, s * 0.11)?;
+    ctx.stroke();
     Ok(())
 }
 
-/// Draws the cover of a hidden cell in an `s`×`s` square at the origin.
+/// Draws the cover of a hidden cell in an `s`×`s` square at the origin: a
+/// golden temple tablet with an engraved sun disc, to be turned over.
 pub fn draw_cover(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
-    tile(ctx, s, COVER)?;
-    ctx.set_stroke_style_str("#8a6322");
-    ctx.set_line_width(s * 0.04);
+    ctx.clear_rect(0.0, 0.0, s, s);
+    let gold = ctx.create_linear_gradient(0.0, 0.0, s, s);
+    gold.add_color_stop(0.0, "#f6d77a")?;
+    gold.add_color_stop(0.5, COVER)?;
+    gold.add_color_stop(1.0, "#7a4f16")?;
+    ctx.set_fill_style_canvas_gradient(&gold);
     ctx.begin_path();
-    ctx.round_rect_with_f64(s * 0.08, s * 0.08, s * 0.84, s * 0.84, s * 0.08)?;
+    ctx.round_rect_with_f64(0.0, 0.0, s, s, s * 0.12)?;
+    ctx.fill();
+    // Bevel: light upper-left edge, dark lower-right edge.
+    ctx.set_line_width(s * 0.05);
+    ctx.set_stroke_style_str("rgba(255,244,200,.75)");
+    ctx.begin_path();
+    ctx.move_to(s * 0.06, s * 0.8);
+    ctx.line_to(s * 0.06, s * 0.14);
+    ctx.quadratic_curve_to(s * 0.06, s * 0.06, s * 0.14, s * 0.06);
+    ctx.line_to(s * 0.86, s * 0.06);
     ctx.stroke();
-    // A small diamond: the "to scratch" mark, the same on every cell.
-    ctx.set_fill_style_str("#e8c678");
+    ctx.set_stroke_style_str("rgba(60,34,6,.7)");
     ctx.begin_path();
-    ctx.move_to(s * 0.5, s * 0.3);
-    ctx.line_to(s * 0.7, s * 0.5);
-    ctx.line_to(s * 0.5, s * 0.7);
-    ctx.line_to(s * 0.3, s * 0.5);
-    ctx.close_path();
+    ctx.move_to(s * 0.94, s * 0.2);
+    ctx.line_to(s * 0.94, s * 0.86);
+    ctx.quadratic_curve_to(s * 0.94, s * 0.94, s * 0.86, s * 0.94);
+    ctx.line_to(s * 0.14, s * 0.94);
+    ctx.stroke();
+    // The engraved sun disc: drawn light and offset, then dark, so it
+    // reads as cut into the metal.
+    for (offset, colour) in [(s * 0.012, "rgba(255,240,190,.55)"), (0.0, "#7a4f16")] {
+        sun_disc(ctx, s, s * 0.5 + offset, s * 0.5 + offset, colour)?;
+    }
+    // A glint in the corner: something precious lies beneath.
+    ctx.set_fill_style_str("rgba(255,255,255,.85)");
+    let (gx, gy, g) = (s * 0.8, s * 0.2, s * 0.07);
+    ctx.begin_path();
+    ctx.move_to(gx, gy - g);
+    ctx.quadratic_curve_to(gx, gy, gx + g, gy);
+    ctx.quadratic_curve_to(gx, gy, gx, gy + g);
+    ctx.quadratic_curve_to(gx, gy, gx - g, gy);
+    ctx.quadratic_curve_to(gx, gy, gx, gy - g);
+    ctx.fill();
+    Ok(())
+}
+
+fn sun_disc(ctx: &Ctx, s: f64, cx: f64, cy: f64, colour: &str) -> Result<(), JsValue> {
+    ctx.set_stroke_style_str(colour);
+    ctx.set_fill_style_str(colour);
+    ctx.set_line_width(s * 0.035);
+    ctx.begin_path();
+    ctx.arc(cx, cy, s * 0.2, 0.0, 2.0 * PI)?;
+    ctx.stroke();
+    ctx.begin_path();
+    ctx.arc(cx, cy, s * 0.07, 0.0, 2.0 * PI)?;
+    ctx.fill();
+    ctx.begin_path();
+    for k in 0..8 {
+        let a = f64::from(k) * PI / 4.0;
+        let (inner, outer) = (s * 0.25, s * 0.33);
+        ctx.move_to(cx + inner * cos(a - 0.22), cy + inner * sin(a - 0.22));
+        ctx.line_to(cx + outer * cos(a), cy + outer * sin(a));
+        ctx.line_to(cx + inner * cos(a + 0.22), cy + inner * sin(a + 0.22));
+        ctx.close_path();
+    }
     ctx.fill();
     Ok(())
 }

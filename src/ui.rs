@@ -20,6 +20,12 @@ pub struct Ui {
     pub mute: HtmlButtonElement,
     /// « Lobby »: back to the portal's lobby, when the session names one.
     pub lobby: HtmlAnchorElement,
+    /// « Dernier gain »: the last prize, once its reveal has ended.
+    pub last_win: HtmlElement,
+    /// « ? »: opens the rules at the table of combinations.
+    pub help: HtmlButtonElement,
+    /// « Turbo »: a quicker reveal, remembered (aria-pressed).
+    pub turbo: HtmlButtonElement,
     pub resume_box: HtmlElement,
     pub resume: HtmlButtonElement,
     pub canvas: HtmlCanvasElement,
@@ -83,8 +89,16 @@ impl Ui {
         let wallet = child(&top, "p", "eld-balance")?;
         text_child(&wallet, "span", "eld-balance-label", t.balance)?;
         let balance = text_child(&wallet, "strong", "eld-balance-value", "–")?;
+        let last = child(&top, "p", "eld-last-win")?;
+        text_child(&last, "span", "eld-balance-label", lang.last_win())?;
+        let last_win = text_child(&last, "strong", "eld-last-win-value", "–")?;
         let mute = button(&top, "eld-mute", t.sound_on)?;
         let lobby = lobby_link(&top, "eld-lobby", lang.lobby())?;
+        let turbo = button(&top, "eld-turbo", lang.turbo())?;
+        set_attr(&turbo, "aria-pressed", "false");
+        let help = button(&top, "eld-help", "?")?;
+        set_attr(&help, "aria-label", lang.help());
+        set_attr(&help, "title", lang.help());
 
         let resume_box = child(root, "div", "eld-resume")?;
         resume_box.set_hidden(true);
@@ -95,6 +109,9 @@ impl Ui {
         let board_box = child(&stage, "div", "eld-board")?;
         set_attr(&board_box, "role", "img");
         set_attr(&board_box, "aria-label", t.grid_label);
+        // Focusable, so that the keyboard can uncover columns early.
+        set_attr(&board_box, "tabindex", "0");
+        set_attr(&board_box, "aria-description", lang.uncover_hint());
         let canvas: HtmlCanvasElement = child(&board_box, "canvas", "eld-canvas")?.dyn_into()?;
         // The live region speaks the grid; the drawing itself says nothing.
         set_attr(&canvas, "aria-hidden", "true");
@@ -159,6 +176,7 @@ impl Ui {
             t.stake,
             t.history_result,
             t.history_status,
+            lang.protection().history_block,
             "",
         ] {
             text_child(&row, "th", "", title)?;
@@ -181,6 +199,9 @@ impl Ui {
             balance,
             mute,
             lobby,
+            last_win,
+            help,
+            turbo,
             resume_box,
             resume,
             canvas,
@@ -248,6 +269,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
 
     text_child(body, "h3", "", t.combinations)?;
     let table = child(body, "table", "eld-combos")?;
+    set_attr(&table, "id", "eld-combos");
     let head = child(&table, "tr", "")?;
     text_child(&head, "th", "", t.combination)?;
     text_child(&head, "th", "", t.gives)?;
@@ -259,7 +281,9 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
             continue;
         };
         let row = child(&table, "tr", "")?;
-        text_child(&row, "td", "", &describe_combination(lang, combination))?;
+        let name = text_child(&row, "td", "", "")?;
+        symbol_picture(&name, combination.symbol)?;
+        name.append_with_str_1(&describe_combination(lang, combination))?;
         match award {
             Award::Win(multiple) => {
                 text_child(&row, "td", "", &format!("{multiple} {}", t.times_stake))?;
@@ -339,6 +363,18 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
     Ok(())
 }
 
+/// The symbol as drawn on the board, beside its name in the paytable (the
+/// name says it for screen readers).
+fn symbol_picture(parent: &Element, symbol: Symbol) -> Result<(), JsValue> {
+    const SIDE: u32 = 56;
+    let picture: web_sys::HtmlCanvasElement = child(parent, "canvas", "eld-sym")?.dyn_into()?;
+    set_attr(&picture, "aria-hidden", "true");
+    picture.set_width(SIDE);
+    picture.set_height(SIDE);
+    let ctx = crate::board::context_2d(&picture)?;
+    crate::symbols::draw_symbol(&ctx, symbol, f64::from(SIDE))
+}
+
 /// "4 soleils" style description of a combination, Chance included.
 fn describe_combination(lang: Lang, combination: Combination) -> String {
     let name = lang.symbol_name(combination.symbol);
@@ -377,6 +413,12 @@ pub fn history_row(
         t.unrevealed
     };
     text_child(&row, "td", "", status)?;
+    text_child(
+        &row,
+        "td",
+        "eld-history-block",
+        &format!("{} / {}", item.block, item.position),
+    )?;
     let cell = child(&row, "td", "")?;
     let open = button(&cell, "eld-history-open", "↗")?;
     let label = match lang {

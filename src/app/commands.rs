@@ -33,6 +33,12 @@ enum Outcome {
 
 impl Inner {
     pub(super) fn press(this: &Rc<Inner>) {
+        let new_ticket = this.game.borrow().phase() == &Phase::Ready;
+        if new_ticket && !this.may_start_ticket() {
+            this.render();
+            this.focus_reality_check();
+            return;
+        }
         this.sound.borrow_mut().unlock();
         let commands = this.game.borrow_mut().press(new_purchase);
         Inner::run(this, commands);
@@ -93,6 +99,10 @@ impl Inner {
                 spawn_local(async move {
                     let outcome = Inner::buy(&weak, backend.as_ref(), &token, request).await;
                     if let Some(inner) = weak.upgrade() {
+                        let sold = matches!(outcome, Outcome::Sold(_));
+                        if let Outcome::Failed(error) = &outcome {
+                            Inner::guard_refused(&inner, error);
+                        }
                         let commands = match outcome {
                             Outcome::Sold(response) => inner.bought(*response),
                             Outcome::Failed(error) => inner.game.borrow_mut().buy_failed(error),
@@ -101,6 +111,9 @@ impl Inner {
                             }
                         };
                         inner.note_verdict();
+                        if sold {
+                            inner.guard_ticket_bought();
+                        }
                         Inner::run(&inner, commands);
                         if inner.game.borrow().ticket().is_none()
                             && inner.game.borrow().phase() == &Phase::Ready
@@ -133,7 +146,7 @@ impl Inner {
                 }
                 this.board
                     .borrow_mut()
-                    .start_reveal(cells, marks, this.timing.get())
+                    .start_reveal(cells, marks, this.reveal_timing())
                     .log_failure("starting the reveal");
                 this.request_frame();
                 Vec::new()
@@ -209,8 +222,12 @@ impl Inner {
             return Outcome::Refused(Rejection::equivocation(equivocation.block));
         }
         drop(inner);
+        let stake = request.stake_cents;
         match backend.buy(token, request).await {
             Ok(response) => Outcome::Sold(Box::new(response)),
+            Err(NetError::Protection(refusal)) => {
+                Outcome::Failed(NetError::Protection(refusal.for_stake(stake)))
+            }
             Err(error) => Outcome::Failed(error),
         }
     }
@@ -292,12 +309,15 @@ impl Inner {
                 return;
             };
             let commands = match session {
-                Some(session) => inner.game.borrow_mut().session_refreshed(
-                    mark,
-                    session.balance_cents,
-                    session.unrevealed,
-                    new_purchase,
-                ),
+                Some(session) => {
+                    inner.guard_session(session.protection.clone());
+                    inner.game.borrow_mut().session_refreshed(
+                        mark,
+                        session.balance_cents,
+                        session.unrevealed,
+                        new_purchase,
+                    )
+                }
                 None => inner.game.borrow_mut().refresh_failed(new_purchase),
             };
             Inner::run(&inner, commands);
@@ -323,7 +343,31 @@ impl Inner {
         commands
     }
 
-    fn request_frame(&self) {
+    /// One step of « Dernier gain » counting up (after the reveal: the
+    /// reveal's own frames stay free of text work).
+    fn count_up(&self, now: f64) {
+        let Some((start, cents)) = self.counting.get() else {
+            return;
+        };
+        if self.board.borrow().is_revealing() {
+            self.counting.set(None);
+            return;
+        }
+        let start = start.unwrap_or(now);
+        let shown = crate::count_up::shown(cents, now - start);
+        crate::dom::set_text(
+            &self.ui.last_win,
+            &crate::money::format_cents(shown, self.lang.money_notation()),
+        );
+        if shown == cents {
+            self.counting.set(None);
+        } else {
+            self.counting.set(Some((Some(start), cents)));
+            self.request_frame();
+        }
+    }
+
+    pub(super) fn request_frame(&self) {
         if self.frame_id.get().is_some() {
             return;
         }
@@ -361,6 +405,7 @@ impl Inner {
         } else if this.board.borrow().is_revealing() {
             this.request_frame();
         }
+        this.count_up(now);
     }
 
     fn announcement_text(&self, announcement: &Announcement) -> String {

@@ -12,6 +12,7 @@
 mod commands;
 mod panels;
 mod portal;
+mod protection;
 mod render;
 mod session;
 mod trust;
@@ -47,6 +48,12 @@ type Watcher = (web_sys::ResizeObserver, Closure<dyn FnMut()>);
 /// An interval's id with the callback it must outlive.
 type Timer = (i32, Closure<dyn FnMut()>);
 
+const TURBO_KEY: &str = "eldorado.turbo";
+
+fn set_attr_open(details: &HtmlElement) {
+    crate::dom::set_attr(details, "open", "");
+}
+
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
 pub struct App {
@@ -71,6 +78,13 @@ struct Inner {
     /// history shows only these results.
     verdicts: RefCell<HashMap<u64, Verdict>>,
     timing: Cell<Timing>,
+    /// The player's « Turbo » choice (remembered): quicker normal reveals.
+    turbo: Cell<bool>,
+    /// The last prize shown at the end of a reveal (« Dernier gain »).
+    last_win: Cell<Option<u64>>,
+    /// « Dernier gain » counting up to a new prize: (start on the frame
+    /// clock once the first frame came, amount).
+    counting: Cell<Option<(Option<f64>, u64)>>,
     frame: RefCell<Option<FrameCallback>>,
     frame_id: Cell<Option<i32>>,
     listeners: RefCell<Vec<Listener>>,
@@ -87,6 +101,8 @@ struct Inner {
     page_watch: RefCell<Option<Watcher>>,
     /// The portal closed the game: nothing more happens.
     closed: Cell<bool>,
+    /// Player protection: notices, session clock, limits, reality check.
+    guard: protection::Guard,
 }
 
 impl App {
@@ -119,7 +135,9 @@ impl App {
         let lang = launch.lang;
         let stakes = vec![50, 100, 200];
         let ui = Ui::build(root, lang, &stakes)?;
-        let board = Board::new(ui.canvas.clone())?;
+        let mut board = Board::new(ui.canvas.clone())?;
+        board.set_notation(lang.money_notation());
+        let guard = protection::Guard::new(protection::GuardUi::build(&ui, lang)?, lang);
         let window = crate::dom::window()?;
         let reduced = window
             .match_media("(prefers-reduced-motion: reduce)")
@@ -140,6 +158,9 @@ impl App {
             book: RefCell::new(CommitmentBook::default()),
             verdicts: RefCell::new(HashMap::new()),
             timing: Cell::new(Timing::for_motion(reduced)),
+            turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),
+            last_win: Cell::new(None),
+            counting: Cell::new(None),
             frame: RefCell::new(None),
             frame_id: Cell::new(None),
             listeners: RefCell::new(Vec::new()),
@@ -153,8 +174,10 @@ impl App {
             posted_height: Cell::new(None),
             page_watch: RefCell::new(None),
             closed: Cell::new(false),
+            guard,
         });
         Inner::wire(&inner)?;
+        Inner::wire_guard(&inner)?;
         inner.fit_canvas();
         inner.render();
         Inner::load(&inner);
@@ -172,6 +195,19 @@ impl App {
 
     pub fn press(&self) {
         Inner::press(&self.inner);
+    }
+
+    /// The player uncovers column `col` now (as a tap on it does).
+    pub fn uncover_column(&self, col: usize, now: f64) -> bool {
+        self.inner.board.borrow_mut().uncover(col, now)
+    }
+
+    pub fn is_revealing(&self) -> bool {
+        self.inner.board.borrow().is_revealing()
+    }
+
+    pub fn toggle_turbo(&self) {
+        self.inner.toggle_turbo();
     }
 
     pub fn choose_stake(&self, stake: u64) {
@@ -207,6 +243,48 @@ impl App {
     /// Whether the portal closed the game.
     pub fn closed(&self) -> bool {
         self.inner.closed.get()
+    }
+
+    /// Replaces the clock (Unix ms) of the session clock and the reality
+    /// check: tests drive time by hand, then call [`App::clock_tick`].
+    pub fn set_clock(&self, clock: Rc<dyn Fn() -> f64>) {
+        self.inner.set_guard_clock(clock);
+    }
+
+    /// Runs the session clock's tick now instead of waiting for it.
+    pub fn clock_tick(&self) {
+        Inner::guard_tick(&self.inner);
+    }
+}
+
+impl Inner {
+    /// The timing of the next reveal: turbo quickens only the normal one
+    /// (reduced motion, or a timing set by tests, stays as it is).
+    fn reveal_timing(&self) -> Timing {
+        match self.timing.get() {
+            Timing::NORMAL if self.turbo.get() => Timing::TURBO,
+            timing => timing,
+        }
+    }
+
+    /// « ? »: the rules, opened and scrolled to the paytable.
+    fn open_help(&self) {
+        set_attr_open(&self.ui.info);
+        let target = self
+            .ui
+            .info_body
+            .query_selector("#eld-combos")
+            .ok()
+            .flatten();
+        let target: &web_sys::Element = target.as_ref().unwrap_or(&self.ui.info);
+        target.scroll_into_view();
+    }
+
+    fn toggle_turbo(&self) {
+        let on = !self.turbo.get();
+        self.turbo.set(on);
+        crate::dom::save_pref(TURBO_KEY, Some(if on { "1" } else { "0" }));
+        self.render();
     }
 }
 

@@ -282,6 +282,12 @@ impl Inner {
         if ticket.money == Money::Play {
             text_child(detail, "p", "eld-money-tag", t.play_money)?;
         }
+        text_child(
+            detail,
+            "p",
+            "eld-fixed",
+            lang.protection().fixed_at_purchase,
+        )?;
         let doc = crate::dom::document()?;
         let dpr = crate::dom::window()?.device_pixel_ratio();
         for (index, grid) in ticket.grids.iter().enumerate() {
@@ -297,6 +303,7 @@ impl Inner {
             let caption = text_child(&figure, "figcaption", "", &label)?;
             caption.set_title(&lang.describe_grid(grid.rows()));
             let mut board = Board::new(canvas)?;
+            board.set_notation(self.lang.money_notation());
             board.fit(250.0, 150.0, dpr)?;
             board.show(*grid, ticket.marks[index])?;
             text_child(&figure, "p", "eld-sr", &lang.describe_grid(grid.rows()))?;

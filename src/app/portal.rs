@@ -6,6 +6,7 @@ use crate::api::{NetError, PageMessage, ParentMessage};
 use crate::console::LogFailure;
 use crate::dom::{set_attr, set_hidden};
 use crate::game::Phase;
+use crate::protection::Refusal;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -45,6 +46,8 @@ impl Inner {
             NetError::Timeout => "TIMEOUT".to_owned(),
             NetError::Network => "NETWORK".to_owned(),
             NetError::Decode => "BAD_RESPONSE".to_owned(),
+            NetError::Protection(Refusal::Limit { .. }) => "LIMIT_REACHED".to_owned(),
+            NetError::Protection(Refusal::Excluded(_)) => "SELF_EXCLUDED".to_owned(),
         };
         self.post(PageMessage::Error { code });
     }

@@ -110,6 +110,7 @@ impl Inner {
                 match game.notice() {
                     Some(Notice::Rejected(_)) => "rejected",
                     Some(Notice::InsufficientFunds { .. }) => "funds",
+                    Some(Notice::Net(NetError::Protection(_))) => "protection",
                     Some(Notice::Net(_)) => "network",
                     _ => "",
                 },
@@ -131,6 +132,38 @@ impl Inner {
 
         let popup = game.popup();
         let was_hidden = ui.popup.hidden();
+        // The window opens only when the reveal has shown the prize: the
+        // field follows it, never ahead of the board.
+        if let Some(Popup::Win(cents)) = popup {
+            // Counted up when the window opens, unless motion is reduced.
+            if was_hidden && self.timing.get() != crate::reveal::Timing::REDUCED {
+                self.counting.set(Some((None, cents)));
+                self.request_frame();
+            }
+            self.last_win.set(Some(cents));
+        }
+        if self.counting.get().is_none() {
+            set_text(
+                &ui.last_win,
+                &self.last_win.get().map_or_else(
+                    || "–".to_owned(),
+                    |c| format_cents(c, lang.money_notation()),
+                ),
+            );
+        }
+        // The celebration grows with the prize: up to 5 stakes, up to 100
+        // stakes, above (the top prizes). Losing tickets end quietly.
+        let stake = game.ticket().map_or(0, |t| t.stake_cents);
+        set_attr(
+            &ui.board_box,
+            "data-celebrate",
+            match popup {
+                Some(Popup::Win(cents)) if stake > 0 && cents > 100 * stake => "top",
+                Some(Popup::Win(cents)) if stake > 0 && cents > 5 * stake => "big",
+                Some(Popup::Win(_)) => "small",
+                _ => "",
+            },
+        );
         match popup {
             Some(Popup::Win(cents)) => set_text(&ui.popup_text, &lang.you_win(cents)),
             Some(Popup::Extras(n)) => set_text(&ui.popup_text, &lang.you_get_extras(n)),
@@ -152,6 +185,11 @@ impl Inner {
                 .log_failure("focusing the popup's OK button");
         }
 
+        set_attr(
+            &ui.turbo,
+            "aria-pressed",
+            if self.turbo.get() { "true" } else { "false" },
+        );
         let muted = self.sound.borrow().muted();
         set_text(&ui.mute, if muted { t.sound_off } else { t.sound_on });
         set_attr(
@@ -159,6 +197,7 @@ impl Inner {
             "aria-pressed",
             if muted { "true" } else { "false" },
         );
+        self.render_guard(&game);
         drop(game);
         self.post_balance(false);
     }
@@ -171,5 +210,6 @@ pub(super) fn net_message(lang: Lang, error: &NetError) -> String {
         NetError::Network => t.err_network.to_owned(),
         NetError::Decode => t.err_response.to_owned(),
         NetError::Api { code, .. } => lang.api_error(code).to_owned(),
+        NetError::Protection(refusal) => super::protection::refusal_text(lang, refusal),
     }
 }

@@ -132,11 +132,12 @@ impl Inner {
             operator.key,
             player,
             session.balance_cents,
-            session.unrevealed,
+            session.unrevealed.clone(),
         );
         self.post(PageMessage::Ready);
         self.render();
         Inner::watch_height(self);
+        Inner::guard_started(self, &session);
     }
 
     /// The operator key cannot be trusted: the game stays stopped, with no

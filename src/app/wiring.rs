@@ -44,6 +44,12 @@ impl Inner {
             i.sound.borrow_mut().toggle();
             i.render();
         })?);
+        listeners.push(on(&ui.turbo, "click", |i, _| i.toggle_turbo())?);
+        listeners.push(on(&ui.help, "click", |i, _| i.open_help())?);
+        // A tap on a column, or a drag across columns, uncovers them early.
+        listeners.push(on(&ui.canvas, "pointerdown", Inner::on_pointer)?);
+        listeners.push(on(&ui.canvas, "pointermove", Inner::on_pointer)?);
+        listeners.push(on(&ui.board_box, "keydown", Inner::on_board_key)?);
         for (stake, b) in &ui.stakes {
             let stake = *stake;
             let weak = Rc::downgrade(this);
@@ -151,6 +157,7 @@ impl Inner {
         }
         self.listeners.borrow_mut().clear();
         self.frame.take();
+        self.guard_teardown();
     }
 
     fn on_key(this: &Rc<Inner>, event: web_sys::Event) {
@@ -194,6 +201,44 @@ impl Inner {
             return;
         }
         Inner::refresh_balance(this);
+    }
+
+    fn on_pointer(this: &Rc<Inner>, event: web_sys::Event) {
+        let Some(pointer) = event.dyn_ref::<web_sys::PointerEvent>() else {
+            return;
+        };
+        // A mouse moving over the board without a button held uncovers nothing.
+        if event.type_() == "pointermove" && pointer.buttons() == 0 {
+            return;
+        }
+        let width = f64::from(this.ui.canvas.client_width());
+        let mut board = this.board.borrow_mut();
+        if !board.is_revealing() {
+            return;
+        }
+        let x = f64::from(pointer.offset_x());
+        let y = f64::from(pointer.offset_y());
+        if let Some(col) = board.column_at(x, y, width) {
+            board.uncover(col, event.time_stamp());
+        }
+    }
+
+    /// On the focused board during a reveal: Right/Down arrow or Space
+    /// uncovers the next covered column (Space elsewhere stays « Jouer »).
+    fn on_board_key(this: &Rc<Inner>, event: web_sys::Event) {
+        let Some(key) = event.dyn_ref::<KeyboardEvent>().map(KeyboardEvent::key) else {
+            return;
+        };
+        if !matches!(key.as_str(), "ArrowRight" | "ArrowDown" | " ") {
+            return;
+        }
+        let mut board = this.board.borrow_mut();
+        if !board.is_revealing() {
+            return;
+        }
+        event.prevent_default();
+        event.stop_propagation();
+        board.uncover_next(event.time_stamp());
     }
 
     fn close_popup(&self) {

@@ -8,8 +8,9 @@
 
 use eldorado_engine::{ClientNonce, Money, SignedCommitment};
 use eldorado_web::api::{
-    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, HistoryItem, HistoryPage, NetError,
-    RevealAck, SaleResponse, SaleStatus, Session,
+    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ExclusionRequest, HistoryItem,
+    HistoryPage, LimitsRequest, NetError, Protection, RealityCheckRequest, RevealAck, SaleResponse,
+    SaleStatus, Session,
 };
 use eldorado_web::app::App;
 use eldorado_web::fixtures::{self, FixtureBlock};
@@ -65,6 +66,18 @@ pub struct FakeState {
     pub ended: Vec<String>,
     /// What `/api/config` names as portal origins.
     pub portal_origins: Vec<String>,
+    /// The session's protection (`Session.protection`, `GET /api/limits`).
+    pub protection: Protection,
+    /// Refuses every purchase with this error (after recording its key).
+    pub refuse_sales: Option<NetError>,
+    /// Every `PUT /api/limits` body, in order.
+    pub limits_requests: Vec<LimitsRequest>,
+    /// Every `POST /api/exclusion` body, in order.
+    pub exclusion_requests: Vec<ExclusionRequest>,
+    /// Every `PUT /api/reality-check` body, in order.
+    pub reality_requests: Vec<RealityCheckRequest>,
+    /// Every `GET /api/limits`, counted.
+    pub limits_reads: u32,
 }
 
 #[derive(Clone)]
@@ -99,6 +112,12 @@ impl FakeBackend {
                 lobby_url: None,
                 ended: Vec::new(),
                 portal_origins: Vec::new(),
+                protection: Protection::default(),
+                refuse_sales: None,
+                limits_requests: Vec::new(),
+                exclusion_requests: Vec::new(),
+                reality_requests: Vec::new(),
+                limits_reads: 0,
             })),
         }
     }
@@ -151,8 +170,8 @@ impl Backend for FakeBackend {
             expires_at_ms: 0,
             money: state.money,
             unrevealed: state.unrevealed.clone(),
-            protection: Default::default(),
             lobby_url: state.lobby_url.clone(),
+            protection: state.protection.clone(),
         }))
     }
     fn buy(&self, _token: &str, request: BuyRequest) -> Reply<SaleResponse> {
@@ -161,6 +180,9 @@ impl Backend for FakeBackend {
         state.nonces.push(request.client_nonce);
         if let Some(&index) = state.by_key.get(&request.idempotency_key) {
             return reply(Ok(state.sales[index].clone()));
+        }
+        if let Some(refusal) = state.refuse_sales.clone() {
+            return reply(Err(refusal));
         }
         if state.replay {
             if let Some(first) = state.sales.first() {
@@ -255,6 +277,46 @@ impl Backend for FakeBackend {
             next_before: None,
         }))
     }
+    fn limits(&self, _token: &str) -> Reply<Protection> {
+        self.state.borrow_mut().limits_reads += 1;
+        self.protection_answer()
+    }
+    fn set_limits(&self, _token: &str, request: LimitsRequest) -> Reply<Protection> {
+        {
+            let mut state = self.state.borrow_mut();
+            state.protection.weekly_stake_limit_cents = request.weekly_stake_limit_cents;
+            state.protection.weekly_loss_limit_cents = request.weekly_loss_limit_cents;
+            state.limits_requests.push(request);
+        }
+        self.protection_answer()
+    }
+    fn exclude(&self, _token: &str, request: ExclusionRequest) -> Reply<Protection> {
+        {
+            let mut state = self.state.borrow_mut();
+            let until = request.days.map(|d| now_ms() + u64::from(d) * DAY_MS);
+            let shorter = state.protection.excluded_indefinitely && until.is_some()
+                || matches!((state.protection.excluded_until_ms, until), (Some(now), Some(new)) if new < now);
+            state.exclusion_requests.push(request.clone());
+            if shorter {
+                return reply(Err(api(409, "CONFLICT")));
+            }
+            match request.days {
+                Some(days) => {
+                    state.protection.excluded_until_ms = Some(now_ms() + u64::from(days) * DAY_MS)
+                }
+                None => state.protection.excluded_indefinitely = true,
+            }
+        }
+        self.protection_answer()
+    }
+    fn set_reality_check(&self, _token: &str, request: RealityCheckRequest) -> Reply<Protection> {
+        {
+            let mut state = self.state.borrow_mut();
+            state.protection.reality_check_minutes = request.minutes;
+            state.reality_requests.push(request);
+        }
+        self.protection_answer()
+    }
     fn blocks(&self) -> Reply<BlockList> {
         let mut state = self.state.borrow_mut();
         state.block_lists += 1;
@@ -274,6 +336,21 @@ impl Backend for FakeBackend {
                 .collect(),
         }))
     }
+}
+
+/// Player protection as a lenient server: changes apply at once (the 48-hour
+/// delay is the real server's, tested there).
+impl FakeBackend {
+    fn protection_answer(&self) -> Reply<Protection> {
+        reply(Ok(self.state.borrow().protection.clone()))
+    }
+}
+
+pub const DAY_MS: u64 = 86_400_000;
+
+/// The fake server's clock for exclusions.
+pub fn now_ms() -> u64 {
+    js_sys::Date::now() as u64
 }
 
 pub async fn sleep(ms: i32) {

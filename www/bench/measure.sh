@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures the browser game's budget (docs/BENCHMARKS.md, "## Browser"):
 #  1. first download, gzip-compressed: HTML, CSS, JS glue, wasm (+ icon);
-#  2. time to verify one sale in headless Chromium.
+#  2. time to verify one sale in headless Chromium;
+#  3. reveal frame times with the CPU throttled 4x (www/bench/frames.py).
 # Usage: www/bench/measure.sh   (from anywhere; needs wasm-pack, chromium)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,3 +35,9 @@ sleep 1
 timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
   --disable-sync --no-first-run --enable-logging=stderr --v=0 "http://127.0.0.1:$port/bench.html" 2>&1 \
   | grep -m1 -o 'RESULT verify[^"]*\|ERROR [^"]*' || true
+
+echo "== reveal frames (CPU throttled 4x through CDP, headless Chromium)"
+# ELDORADO_GAME_URL=http://127.0.0.1:8080/ (a running `eldorado serve --demo`
+# serving this bundle) also times the whole game and its time to interactive.
+cp www/bench/frames.html www/bench/frames.js "$work/"
+python3 www/bench/frames.py "http://127.0.0.1:$port/frames.html" ${ELDORADO_GAME_URL:-}

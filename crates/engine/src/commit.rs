@@ -121,11 +121,44 @@ impl Commitment {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "FlatSignedCommitment")]
 pub struct SignedCommitment {
     #[serde(flatten)]
     pub commitment: Commitment,
     pub public_key: PublicKeyBytes,
     pub signature: SignatureBytes,
+}
+
+/// The same JSON object read field by field: `flatten` on the reading side
+/// buffers every value first, and that machinery was a tenth of the
+/// browser game's download.
+#[derive(Deserialize)]
+struct FlatSignedCommitment {
+    block: u64,
+    stake_cents: u64,
+    tickets: u32,
+    money: Money,
+    prize_table: Hash,
+    root: Hash,
+    public_key: PublicKeyBytes,
+    signature: SignatureBytes,
+}
+
+impl From<FlatSignedCommitment> for SignedCommitment {
+    fn from(f: FlatSignedCommitment) -> SignedCommitment {
+        SignedCommitment {
+            commitment: Commitment {
+                block: f.block,
+                stake_cents: f.stake_cents,
+                tickets: f.tickets,
+                money: f.money,
+                prize_table: f.prize_table,
+                root: f.root,
+            },
+            public_key: f.public_key,
+            signature: f.signature,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -237,10 +270,43 @@ impl Sale {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "FlatSignedSale")]
 pub struct SignedSale {
     #[serde(flatten)]
     pub sale: Sale,
     pub signature: SignatureBytes,
+}
+
+/// Read field by field, as [`FlatSignedCommitment`].
+#[derive(Deserialize)]
+struct FlatSignedSale {
+    sale_id: u64,
+    block: u64,
+    tickets: u32,
+    ticket: Ticket,
+    proof: Vec<Hash>,
+    player: String,
+    sold_at_ms: u64,
+    client_nonce: ClientNonce,
+    signature: SignatureBytes,
+}
+
+impl From<FlatSignedSale> for SignedSale {
+    fn from(f: FlatSignedSale) -> SignedSale {
+        SignedSale {
+            sale: Sale {
+                sale_id: f.sale_id,
+                block: f.block,
+                tickets: f.tickets,
+                ticket: f.ticket,
+                proof: f.proof,
+                player: f.player,
+                sold_at_ms: f.sold_at_ms,
+                client_nonce: f.client_nonce,
+            },
+            signature: f.signature,
+        }
+    }
 }
 
 impl SignedSale {

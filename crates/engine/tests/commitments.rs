@@ -252,6 +252,31 @@ fn commitments_are_bound_to_the_operator_key_and_every_byte() {
 }
 
 #[test]
+fn a_commitment_survives_its_flat_json_form_unchanged() {
+    let (_, commitment, key) = fixture(4);
+    let json = serde_json::to_string(&commitment).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for field in [
+        "block",
+        "stake_cents",
+        "tickets",
+        "money",
+        "prize_table",
+        "root",
+    ] {
+        assert!(value.get(field).is_some(), "{field} at the top level");
+    }
+    let back: SignedCommitment = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, commitment);
+    assert!(back.verify(&key).is_ok());
+    // A field added by a later server is ignored, as before.
+    let mut extended = value;
+    extended["note"] = serde_json::json!("later");
+    let back: SignedCommitment = serde_json::from_value(extended).unwrap();
+    assert_eq!(back, commitment);
+}
+
+#[test]
 fn a_sale_survives_its_json_form_unchanged() {
     let (sale, commitment, key) = fixture(4);
     let json = serde_json::to_string(&sale).unwrap();

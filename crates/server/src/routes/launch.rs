@@ -45,6 +45,7 @@ pub async fn create_launch(
             The code is used up: of concurrent exchanges of one code exactly one succeeds", body = Session),
         (status = 410, description = "LAUNCH_INVALID: the code is unknown, already used or expired", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: too many exchanges from this address (`Retry-After`)", body = ErrorBody),
+        (status = 503, description = "WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet gave no balance; the code is used up and no session stays open", body = ErrorBody),
     ))]
 pub async fn exchange(
     State(state): State<AppState>,
@@ -72,7 +73,17 @@ pub async fn exchange(
             session_body(state, &session)
         })
         .await?;
-    // With --wallet the operator holds a real-money player's balance.
-    let session = with_wallet_balance(&state, session).await?;
-    Ok((StatusCode::CREATED, Json(session)))
+    match with_wallet_balance(&state, session.clone()).await {
+        Ok(session) => Ok((StatusCode::CREATED, Json(session))),
+        // No balance to show: the session ends at once, and the portal
+        // makes a new launch link (the code stays used, as any code once
+        // exchanged).
+        Err(e) => {
+            let token = session.token;
+            state
+                .blocking(move |state| state.sessions.revoke(&token))
+                .await?;
+            Err(e)
+        }
+    }
 }

@@ -1,0 +1,388 @@
+//! Browser tests of the board's feel: uncovering columns by hand (tap,
+//! drag, keyboard), the remembered Turbo choice, the amounts on winning
+//! lines. Run like tests/browser.rs:
+//! `wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver -- --test look`.
+
+mod support;
+
+use eldorado_web::app::App;
+use eldorado_web::fixtures;
+use eldorado_web::game::Phase;
+use eldorado_web::i18n::Lang;
+use eldorado_web::launch::Launch;
+use eldorado_web::layout::BoardLayout;
+use eldorado_web::reveal::Timing;
+use eldorado_web::symbols::{COVER, TILES};
+use std::rc::Rc;
+use support::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Column 0 shows at once; every other column would wait 100 s on its own:
+/// whatever shows sooner was uncovered by hand.
+const BY_HAND_ONLY: Timing = Timing {
+    column_ms: 0.0,
+    stagger_ms: 100_000.0,
+};
+
+fn rgb(colour: &str) -> [i32; 3] {
+    let v = i32::from_str_radix(&colour[1..], 16).unwrap();
+    [v >> 16, (v >> 8) & 0xff, v & 0xff]
+}
+
+/// Which face a cell shows: the index in `TILES` of the nearest tile
+/// colour, or `TILES.len()` for the cover (sampled in the lower left,
+/// clear of every symbol's drawing, of the cover's sun and bevel and of
+/// the rims, where the cover's gradient passes through `COVER`).
+fn face_at(canvas: &web_sys::HtmlCanvasElement, row: usize, col: usize) -> usize {
+    let layout = BoardLayout::new(canvas.width(), canvas.height());
+    let cell = layout.cell_rect(row, col);
+    let ctx = eldorado_web::board::context_2d(canvas).unwrap();
+    let data = ctx
+        .get_image_data(
+            (cell.x + cell.w * 0.12).round(),
+            (cell.y + cell.h * 0.88).round(),
+            1.0,
+            1.0,
+        )
+        .unwrap()
+        .data();
+    let at = [i32::from(data[0]), i32::from(data[1]), i32::from(data[2])];
+    let distance = |c: &str| {
+        let c = rgb(c);
+        (0..3).map(|i| (c[i] - at[i]).pow(2)).sum::<i32>()
+    };
+    TILES
+        .iter()
+        .chain([&COVER])
+        .enumerate()
+        .min_by_key(|(_, c)| distance(c))
+        .map(|(i, _)| i)
+        .unwrap()
+}
+
+fn covered(canvas: &web_sys::HtmlCanvasElement, row: usize, col: usize) -> bool {
+    face_at(canvas, row, col) == TILES.len()
+}
+
+async fn revealing_by_hand(backend: &FakeBackend) -> (web_sys::HtmlElement, App) {
+    let (root, app) = mount(backend, Lang::Fr);
+    app.set_timing(BY_HAND_ONLY);
+    ready(&app).await;
+    click(&root, ".eld-play");
+    wait_for("the reveal", || {
+        matches!(app.game().phase(), Phase::Revealing { .. })
+    })
+    .await;
+    (root, app)
+}
+
+fn canvas_of(root: &web_sys::HtmlElement) -> web_sys::HtmlCanvasElement {
+    query(root, "canvas").dyn_into().unwrap()
+}
+
+fn pointer(root: &web_sys::HtmlElement, kind: &str, col: usize, buttons: u16) {
+    let canvas = canvas_of(root);
+    let layout = BoardLayout::new(canvas.width(), canvas.height());
+    let box_ = canvas.get_bounding_client_rect();
+    let scale = box_.width() / f64::from(canvas.width());
+    let cell = layout.cell_rect(1, col);
+    let init = web_sys::PointerEventInit::new();
+    init.set_bubbles(true);
+    init.set_client_x(((cell.x + cell.w / 2.0) * scale + box_.left()).round() as i32);
+    init.set_client_y(((cell.y + cell.h / 2.0) * scale + box_.top()).round() as i32);
+    init.set_buttons(buttons);
+    let event = web_sys::PointerEvent::new_with_event_init_dict(kind, &init).unwrap();
+    canvas.dispatch_event(&event).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_tap_uncovers_that_column_and_no_other() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let (root, app) = revealing_by_hand(&backend).await;
+    let canvas = canvas_of(&root);
+    wait_for("column 0, on its own", || !covered(&canvas, 0, 0)).await;
+    assert!(covered(&canvas, 0, 3) && covered(&canvas, 0, 4));
+
+    pointer(&root, "pointerdown", 3, 1);
+    wait_for("the tapped column", || !covered(&canvas, 2, 3)).await;
+    let grid: eldorado_engine::Grid = fixtures::LOSE[0].parse().unwrap();
+    for row in 0..3 {
+        assert_eq!(face_at(&canvas, row, 3), grid.cell(row, 3).index());
+    }
+    assert!(covered(&canvas, 0, 1) && covered(&canvas, 0, 2) && covered(&canvas, 0, 4));
+    assert!(app.is_revealing(), "the other columns still wait");
+
+    // A drag across the rest uncovers them all, and the reveal ends.
+    for col in [1, 2, 4] {
+        pointer(&root, "pointermove", col, 1);
+    }
+    wait_for("the end", || app.game().phase() == &Phase::Ready).await;
+    for col in 0..5 {
+        assert!(!covered(&canvas, 1, col), "column {col}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_hover_without_a_button_uncovers_nothing() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let (root, app) = revealing_by_hand(&backend).await;
+    let canvas = canvas_of(&root);
+    wait_for("column 0, on its own", || !covered(&canvas, 0, 0)).await;
+    pointer(&root, "pointermove", 2, 0);
+    // Column 3 tapped after the hover: once it shows, a frame after the
+    // hover has been drawn, and column 2 must still be covered.
+    pointer(&root, "pointerdown", 3, 1);
+    wait_for("the tapped column", || !covered(&canvas, 0, 3)).await;
+    assert!(covered(&canvas, 0, 2));
+    assert!(app.is_revealing());
+}
+
+#[wasm_bindgen_test]
+async fn the_keyboard_uncovers_the_next_column() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
+    let (root, app) = revealing_by_hand(&backend).await;
+    let canvas = canvas_of(&root);
+    let board = query(&root, ".eld-board");
+    assert_eq!(board.get_attribute("tabindex").as_deref(), Some("0"));
+    board.focus().unwrap();
+    let key = |k: &str| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(k);
+        init.set_bubbles(true);
+        init.set_cancelable(true);
+        let event =
+            web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+        board.dispatch_event(&event).unwrap();
+        event.default_prevented()
+    };
+    assert!(
+        key("ArrowRight"),
+        "the arrow is the board's, not the page's"
+    );
+    wait_for("column 1", || !covered(&canvas, 0, 1)).await;
+    assert!(covered(&canvas, 0, 2));
+    assert!(key(" "), "Space uncovers, it does not end the reveal");
+    wait_for("column 2", || !covered(&canvas, 0, 2)).await;
+    assert!(covered(&canvas, 0, 3));
+    assert!(
+        matches!(app.game().phase(), Phase::Revealing { .. }),
+        "Space on the board is not « Tout montrer »"
+    );
+    key("ArrowDown");
+    key("ArrowRight");
+    wait_for("the end", || app.game().phase() == &Phase::Ready).await;
+}
+
+fn mount_kept(backend: &FakeBackend) -> (web_sys::HtmlElement, App) {
+    // Unlike `mount`, keeps what the page stored before.
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let div: web_sys::HtmlElement = doc.create_element("div").unwrap().dyn_into().unwrap();
+    doc.body().unwrap().append_child(&div).unwrap();
+    let launch = Launch {
+        code: None,
+        lang: Lang::En,
+        key: None,
+    };
+    let app = App::mount(&div, launch, Rc::new(backend.clone())).expect("mounts");
+    (div, app)
+}
+
+#[wasm_bindgen_test]
+async fn turbo_is_remembered() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    let turbo = query(&root, ".eld-turbo");
+    assert_eq!(turbo.text_content().as_deref(), Some("Turbo"));
+    assert_eq!(
+        turbo.get_attribute("aria-pressed").as_deref(),
+        Some("false")
+    );
+    turbo.click();
+    assert_eq!(turbo.get_attribute("aria-pressed").as_deref(), Some("true"));
+    drop(app);
+
+    let (again, app) = mount_kept(&backend);
+    ready(&app).await;
+    assert_eq!(
+        query(&again, ".eld-turbo")
+            .get_attribute("aria-pressed")
+            .as_deref(),
+        Some("true"),
+        "a new visit keeps Turbo on"
+    );
+    query(&again, ".eld-turbo").click();
+    drop(app);
+    let (third, app) = mount_kept(&backend);
+    ready(&app).await;
+    assert_eq!(
+        query(&third, ".eld-turbo")
+            .get_attribute("aria-pressed")
+            .as_deref(),
+        Some("false")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_winning_line_carries_its_amount() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    click(&root, ".eld-play");
+    wait_for("the end", || app.game().phase() == &Phase::Ready).await;
+    let canvas = canvas_of(&root);
+    let layout = BoardLayout::new(canvas.width(), canvas.height());
+    // The gold plate sits inside the top (winning) line, at its right end,
+    // over the lower part of the last cell; the other lines have none.
+    let plate = |row: usize| {
+        let cell = layout.cell_rect(row, 4);
+        let ctx = eldorado_web::board::context_2d(&canvas).unwrap();
+        let data = ctx
+            .get_image_data(
+                (cell.x + cell.w * 0.5).round(),
+                (cell.y + cell.h * 0.93).round(),
+                1.0,
+                1.0,
+            )
+            .unwrap()
+            .data();
+        // Pale gold: strong red and green, little blue.
+        data[0] > 200 && data[1] > 150 && data[2] < 140
+    };
+    assert!(plate(0), "the winning line's plate");
+    assert!(
+        !plate(1) && !plate(2),
+        "no plate on a line that won nothing"
+    );
+    // The result window is under the grid: it covers none of it.
+    let popup = query(&root, ".eld-popup").get_bounding_client_rect();
+    let board = canvas.get_bounding_client_rect();
+    assert!(
+        popup.top() >= board.bottom() - 1.0,
+        "{} vs {}",
+        popup.top(),
+        board.bottom()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn help_opens_the_paytable_with_the_symbol_pictures() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    let info = query(&root, ".eld-info");
+    assert!(!info.has_attribute("open"));
+    let help = query(&root, ".eld-help");
+    assert_eq!(
+        help.get_attribute("aria-label").as_deref(),
+        Some("Aide : règles et gains")
+    );
+    help.click();
+    assert!(info.has_attribute("open"), "« ? » opens the rules");
+    let rows = root.query_selector_all(".eld-combos tr").unwrap();
+    let mut pictures = 0;
+    for i in 1..rows.length() {
+        let row: web_sys::Element = rows.get(i).unwrap().dyn_into().unwrap();
+        let picture: web_sys::HtmlCanvasElement = row
+            .query_selector("canvas.eld-sym")
+            .unwrap()
+            .unwrap_or_else(|| panic!("row {i} has its picture"))
+            .dyn_into()
+            .unwrap();
+        assert_eq!(
+            picture.get_attribute("aria-hidden").as_deref(),
+            Some("true")
+        );
+        // The picture is the symbol the row names: its tile colour.
+        let text = row.text_content().unwrap_or_default();
+        let symbol = eldorado_engine::Symbol::ALL
+            .into_iter()
+            .find(|s| {
+                *s != eldorado_engine::Symbol::Chance && text.contains(Lang::Fr.symbol_name(*s))
+            })
+            .unwrap_or_else(|| panic!("a symbol named in {text}"));
+        let ctx = eldorado_web::board::context_2d(&picture).unwrap();
+        let side = f64::from(picture.width());
+        let data = ctx
+            .get_image_data(side * 0.12, side * 0.88, 1.0, 1.0)
+            .unwrap()
+            .data();
+        let at = [i32::from(data[0]), i32::from(data[1]), i32::from(data[2])];
+        let nearest = TILES
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, c)| {
+                let c = rgb(c);
+                (0..3).map(|k| (c[k] - at[k]).pow(2)).sum::<i32>()
+            })
+            .map(|(k, _)| k);
+        assert_eq!(nearest, Some(symbol.index()), "{text}");
+        pictures += 1;
+    }
+    assert!(pictures >= 15, "{pictures}");
+}
+
+#[wasm_bindgen_test]
+async fn the_last_win_shows_once_the_reveal_has_ended() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2, fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    assert_eq!(
+        text(&root, ".eld-last-win .eld-balance-label"),
+        "Dernier gain"
+    );
+    assert_eq!(text(&root, ".eld-last-win-value"), "–");
+    app.set_timing(Timing::NORMAL);
+    click(&root, ".eld-play");
+    wait_for("the reveal", || {
+        matches!(app.game().phase(), Phase::Revealing { .. })
+    })
+    .await;
+    assert_eq!(
+        text(&root, ".eld-last-win-value"),
+        "–",
+        "not before the end"
+    );
+    assert_eq!(
+        query(&root, ".eld-board")
+            .get_attribute("data-celebrate")
+            .as_deref(),
+        Some("")
+    );
+    click(&root, ".eld-play"); // « Tout montrer »
+    assert_ne!(
+        text(&root, ".eld-last-win-value"),
+        "2,00\u{A0}€",
+        "counted up on the next frames, not set at once"
+    );
+    wait_for("the count to land on the prize", || {
+        text(&root, ".eld-last-win-value") == "2,00\u{A0}€"
+    })
+    .await;
+    assert_eq!(
+        query(&root, ".eld-board")
+            .get_attribute("data-celebrate")
+            .as_deref(),
+        Some("small"),
+        "2 stakes: the small celebration"
+    );
+    // A loss afterwards keeps the last prize and celebrates nothing.
+    app.set_timing(Timing::REDUCED);
+    click(&root, ".eld-popup-ok");
+    click(&root, ".eld-play");
+    wait_for("the second ticket", || {
+        app.game().ticket().is_some_and(|t| t.sale_id == 2)
+    })
+    .await;
+    wait_for("its end", || app.game().phase() == &Phase::Ready).await;
+    assert_eq!(text(&root, ".eld-last-win-value"), "2,00\u{A0}€");
+    assert_eq!(
+        query(&root, ".eld-board")
+            .get_attribute("data-celebrate")
+            .as_deref(),
+        Some("")
+    );
+}
