@@ -82,7 +82,7 @@ impl Modify for Signature {
             answer; a timeout (`--wallet-timeout-ms`), any other status or bad JSON is no answer. \
             Every call is idempotent by `transaction_id` (`debit:<round_id>`, \
             `credit:<round_id>`, `rollback:<round_id>`; at most 64 characters of `[A-Za-z0-9_.:-]`). \
-            See docs/operator/wallet.md."
+            See docs/OPERATOR.md."
     ),
     paths(balance, debit, credit, rollback),
     components(schemas(

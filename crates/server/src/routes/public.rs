@@ -146,7 +146,7 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 
 #[utoipa::path(get, path = "/api/wallet-openapi.json", tag = "public",
     responses((status = 200, description = "The seamless wallet API that an operator implements \
-        for `eldorado serve --wallet` (docs/operator/wallet.md), generated from its types")))]
+        for `eldorado serve --wallet` (docs/OPERATOR.md), generated from its types")))]
 pub async fn wallet_openapi() -> Json<utoipa::openapi::OpenApi> {
     Json(crate::openapi::wallet::document())
 }
