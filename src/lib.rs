@@ -22,6 +22,7 @@ pub mod fixtures;
 pub mod game;
 pub mod history;
 pub mod i18n;
+pub mod js_decode;
 pub mod launch;
 pub mod layout;
 pub mod money;

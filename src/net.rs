@@ -101,7 +101,7 @@ impl HttpBackend {
 
 fn decoded<T: DeserializeOwned + 'static>(reply: Reply<JsValue>) -> Reply<T> {
     Box::pin(
-        async move { serde_wasm_bindgen::from_value(reply.await?).map_err(|_| NetError::Decode) },
+        async move { crate::js_decode::from_value(reply.await?).map_err(|_| NetError::Decode) },
     )
 }
 
@@ -256,7 +256,7 @@ async fn fetch(
     if !response.ok() {
         let detail = json
             .ok()
-            .and_then(|j| serde_wasm_bindgen::from_value::<ErrorBody>(j).ok())
+            .and_then(|j| crate::js_decode::from_value::<ErrorBody>(j).ok())
             .map(|e| e.error);
         if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
             return Err(NetError::Protection(refusal));

@@ -87,7 +87,7 @@ impl Portal {
         if !accepted(&event.origin(), from_parent, &self.origins) {
             return None;
         }
-        serde_wasm_bindgen::from_value(event.data()).ok()
+        crate::js_decode::from_value(event.data()).ok()
     }
 }
 

@@ -20,7 +20,7 @@ impl Inner {
     pub(super) fn load_book(&self, operator: &OperatorKey) {
         let saved: Vec<SignedCommitment> = load_pref(&storage_key(operator))
             .and_then(|text| js_sys::JSON::parse(&text).ok())
-            .and_then(|js| serde_wasm_bindgen::from_value(js).ok())
+            .and_then(|js| crate::js_decode::from_value(js).ok())
             .unwrap_or_default();
         self.book
             .replace(CommitmentBook::from_saved(saved, &operator.key));
