@@ -160,10 +160,11 @@ struct Fields {
     value: Option<JsValue>,
 }
 
-impl<'de> de::MapAccess<'de> for Fields {
-    type Error = Refused;
-
-    fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+impl Fields {
+    /// The next field present in the object, its value kept for
+    /// `next_value_seed`. Not generic: one copy for every struct.
+    #[inline(never)]
+    fn advance(&mut self) -> Result<Option<&'static str>> {
         for field in &mut self.fields {
             let key = JsValue::from_str(field);
             let value = Reflect::get(&self.object, &key).map_err(|_| Refused)?;
@@ -171,12 +172,25 @@ impl<'de> de::MapAccess<'de> for Fields {
                 value.is_undefined() && !Reflect::has(&self.object, &key).map_err(|_| Refused)?;
             if !missing {
                 self.value = Some(value);
-                let name: de::value::StrDeserializer<'_, Refused> =
-                    de::IntoDeserializer::into_deserializer(*field);
-                return seed.deserialize(name).map(Some);
+                return Ok(Some(field));
             }
         }
         Ok(None)
+    }
+}
+
+impl<'de> de::MapAccess<'de> for Fields {
+    type Error = Refused;
+
+    fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        match self.advance()? {
+            Some(field) => {
+                let name: de::value::StrDeserializer<'_, Refused> =
+                    de::IntoDeserializer::into_deserializer(field);
+                seed.deserialize(name).map(Some)
+            }
+            None => Ok(None),
+        }
     }
 
     fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
