@@ -25,6 +25,12 @@ impl fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
+impl serde::ser::Error for Refused {
+    fn custom<T: fmt::Display>(_msg: T) -> Self {
+        Refused
+    }
+}
+
 impl de::Error for Refused {
     fn custom<T: fmt::Display>(_msg: T) -> Self {
         Refused

@@ -23,6 +23,7 @@ pub mod game;
 pub mod history;
 pub mod i18n;
 pub mod js_decode;
+pub mod js_encode;
 pub mod launch;
 pub mod layout;
 pub mod money;

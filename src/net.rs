@@ -194,9 +194,7 @@ enum Body {
 /// A request body as the JSON text sent. `None` is written `null`, never
 /// left out: the protection requests must name a removed limit.
 pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
-    let js = value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|_| NetError::Decode)?;
+    let js = crate::js_encode::to_value(value).map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
         .map_err(|_| NetError::Decode)
