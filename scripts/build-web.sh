@@ -28,10 +28,22 @@ if [ -z "$wasm_opt" ]; then
     exit 0
 fi
 wasm=www/pkg/eldorado_web_bg.wasm
-"$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+"$wasm_opt" -Oz --converge --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue "$wasm" -o "$wasm.opt"
 mv "$wasm.opt" "$wasm"
 echo "build-web: optimised with $wasm_opt: $(wc -c <"$wasm") bytes"
+
+# The glue, minified (an ES module: its exports keep their names; quotes
+# kept as written, for scripts/hash-web.sh's name replacement).
+terser=$tools/terser/node_modules/.bin/terser
+glue=www/pkg/eldorado_web.js
+if [ -x "$terser" ]; then
+    "$terser" "$glue" --module --compress --mangle --format quote_style=3 -o "$glue.min"
+    mv "$glue.min" "$glue"
+    echo "build-web: glue minified with terser: $(wc -c <"$glue") bytes"
+else
+    echo "build-web: no terser (run scripts/setup.sh); the glue is not minified" >&2
+fi
 
 # == Content-hashed names, for long-lived caching (scripts/hash-web.sh) ==
 scripts/hash-web.sh

@@ -48,6 +48,11 @@ if [ ! -x "$tools/binaryen/node_modules/.bin/wasm-opt" ]; then
     say "installing binaryen 132 (wasm-opt) into $tools/binaryen"
     npm install --silent --no-audit --no-fund --prefix "$tools/binaryen" binaryen@132
 fi
+# terser minifies wasm-bindgen's JavaScript glue (scripts/build-web.sh).
+if [ ! -x "$tools/terser/node_modules/.bin/terser" ]; then
+    say "installing terser 5 into $tools/terser"
+    npm install --silent --no-audit --no-fund --prefix "$tools/terser" terser@5
+fi
 # PostgreSQL: the shared store of a several-server deployment, and what
 # its tests run on (scripts/test-postgres.sh starts it).
 if ! command -v pg_ctlcluster >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then

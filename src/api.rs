@@ -26,6 +26,22 @@ pub enum NetError {
     Protection(crate::protection::Refusal),
 }
 
+/// What the console shows of a failed exchange (`console::LogFailure`):
+/// written out here rather than derived `Debug` text, which the bundle
+/// would otherwise carry.
+impl From<NetError> for wasm_bindgen::JsValue {
+    fn from(error: NetError) -> Self {
+        let text = match error {
+            NetError::Timeout => "timeout".to_owned(),
+            NetError::Network => "network".to_owned(),
+            NetError::Api { status, code } => format!("HTTP {status} {code}"),
+            NetError::Decode => "an answer not of the contract's shape".to_owned(),
+            NetError::Protection(_) => "refused by a play limit or self-exclusion".to_owned(),
+        };
+        Self::from_str(&text)
+    }
+}
+
 impl NetError {
     /// Whether the purchase certainly did not happen, so its idempotency key
     /// can be dropped: a definite refusal of the request itself.

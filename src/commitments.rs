@@ -5,7 +5,6 @@
 
 use eldorado_engine::verify::CommitmentSeen;
 use eldorado_engine::{PublicKeyBytes, SignedCommitment};
-use std::collections::BTreeMap;
 
 /// Blocks remembered at most: a block holds 400,000 tickets, so a player
 /// meets few of them; the oldest ids are forgotten first.
@@ -19,7 +18,9 @@ pub struct Equivocation {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CommitmentBook {
-    seen: BTreeMap<u64, SignedCommitment>,
+    /// Ordered by block id, one per block. A sorted `Vec` rather than a
+    /// `BTreeMap`: at most 64 entries, and the map's code costs the bundle.
+    seen: Vec<SignedCommitment>,
 }
 
 impl CommitmentBook {
@@ -36,7 +37,7 @@ impl CommitmentBook {
 
     /// What to save, oldest block first.
     pub fn saved(&self) -> Vec<SignedCommitment> {
-        self.seen.values().cloned().collect()
+        self.seen.clone()
     }
 
     /// Records a commitment seen from the server. Only commitments signed by
@@ -52,13 +53,13 @@ impl CommitmentBook {
             return Ok(());
         }
         let block = commitment.commitment.block;
-        match self.seen.get(&block) {
-            Some(known) if known == commitment => Ok(()),
-            Some(_) => Err(Equivocation { block }),
-            None => {
-                self.seen.insert(block, commitment.clone());
-                while self.seen.len() > CAPACITY {
-                    self.seen.pop_first();
+        match self.position(block) {
+            Ok(at) if self.seen[at] == *commitment => Ok(()),
+            Ok(_) => Err(Equivocation { block }),
+            Err(at) => {
+                self.seen.insert(at, commitment.clone());
+                if self.seen.len() > CAPACITY {
+                    self.seen.remove(0);
                 }
                 Ok(())
             }
@@ -81,9 +82,18 @@ impl CommitmentBook {
         first
     }
 
+    fn position(&self, block: u64) -> Result<usize, usize> {
+        self.seen
+            .binary_search_by_key(&block, |c| c.commitment.block)
+    }
+
+    fn get(&self, block: u64) -> Option<&SignedCommitment> {
+        self.position(block).ok().map(|at| &self.seen[at])
+    }
+
     /// What the engine's `CommitmentSeen` check compares a sale of `block` with.
     pub fn seen(&self, block: u64) -> CommitmentSeen<'_> {
-        match self.seen.get(&block) {
+        match self.get(block) {
             Some(commitment) => CommitmentSeen::Seen(commitment),
             None => CommitmentSeen::Unseen,
         }
@@ -92,7 +102,7 @@ impl CommitmentBook {
     /// Like [`CommitmentBook::seen`], for a ticket that may have been bought
     /// elsewhere: an unknown block is not checked, a known one still is.
     pub fn seen_if_known(&self, block: u64) -> CommitmentSeen<'_> {
-        match self.seen.get(&block) {
+        match self.get(block) {
             Some(commitment) => CommitmentSeen::Seen(commitment),
             None => CommitmentSeen::NotChecked,
         }

@@ -4,7 +4,7 @@
 //! broken page is hard to diagnose: each such failure is turned into one
 //! console warning that says what was being done.
 
-use std::fmt::Debug;
+use wasm_bindgen::JsValue;
 
 pub trait LogFailure<T> {
     /// The value on success; on failure, one console warning naming `doing`
@@ -12,12 +12,12 @@ pub trait LogFailure<T> {
     fn log_failure(self, doing: &str) -> Option<T>;
 }
 
-impl<T, E: Debug> LogFailure<T> for Result<T, E> {
+impl<T, E: Into<JsValue>> LogFailure<T> for Result<T, E> {
     fn log_failure(self, doing: &str) -> Option<T> {
         match self {
             Ok(value) => Some(value),
             Err(error) => {
-                warn(&format!("Eldorado: {doing} failed: {error:?}"));
+                warn_with(&format!("Eldorado: {doing} failed:"), error);
                 None
             }
         }
@@ -29,9 +29,22 @@ pub fn warn(message: &str) {
     web_sys::console::warn_1(&message.into());
 }
 
+/// The failure itself goes to the console as it is (an `Error` shows its
+/// message and stack there), not formatted here: the page carries no
+/// `Debug` formatting of errors.
+#[cfg(target_arch = "wasm32")]
+pub fn warn_with(message: &str, error: impl Into<JsValue>) {
+    web_sys::console::warn_2(&message.into(), &error.into());
+}
+
 // Calls into JavaScript abort outside wasm, and the pure modules' native
 // tests may still reach a failure path.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn warn(message: &str) {
+    eprintln!("{message}");
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn warn_with(message: &str, _error: impl Into<JsValue>) {
     eprintln!("{message}");
 }

@@ -9,6 +9,12 @@
 //! only from the server's signed sales; the engine is used here to verify
 //! and to draw, never to decide.
 
+// The page is single-threaded (no atomics): talc's allocator for that
+// case, smaller in the bundle than the default dlmalloc.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 pub mod api;
 pub mod app;
 #[cfg(feature = "bench")]
@@ -22,6 +28,8 @@ pub mod fixtures;
 pub mod game;
 pub mod history;
 pub mod i18n;
+pub mod js_decode;
+pub mod js_encode;
 pub mod launch;
 pub mod layout;
 pub mod money;

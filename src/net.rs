@@ -101,7 +101,7 @@ impl HttpBackend {
 
 fn decoded<T: DeserializeOwned + 'static>(reply: Reply<JsValue>) -> Reply<T> {
     Box::pin(
-        async move { serde_wasm_bindgen::from_value(reply.await?).map_err(|_| NetError::Decode) },
+        async move { crate::js_decode::from_value(reply.await?).map_err(|_| NetError::Decode) },
     )
 }
 
@@ -194,9 +194,7 @@ enum Body {
 /// A request body as the JSON text sent. `None` is written `null`, never
 /// left out: the protection requests must name a removed limit.
 pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
-    let js = value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|_| NetError::Decode)?;
+    let js = crate::js_encode::to_value(value).map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
         .map_err(|_| NetError::Decode)
@@ -256,7 +254,7 @@ async fn fetch(
     if !response.ok() {
         let detail = json
             .ok()
-            .and_then(|j| serde_wasm_bindgen::from_value::<ErrorBody>(j).ok())
+            .and_then(|j| crate::js_decode::from_value::<ErrorBody>(j).ok())
             .map(|e| e.error);
         if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
             return Err(NetError::Protection(refusal));

@@ -10,7 +10,6 @@
 
 use crate::api::{PageMessage, ParentMessage};
 use crate::console::LogFailure;
-use serde::Serialize;
 
 pub struct Portal {
     /// The window that frames the page; `None` when it is not framed.
@@ -66,7 +65,7 @@ impl Portal {
             return;
         }
         // Plain objects and numbers, as `JSON.parse` would give them.
-        let Ok(data) = message.serialize(&serde_wasm_bindgen::Serializer::json_compatible()) else {
+        let Ok(data) = crate::js_encode::to_value(message) else {
             return;
         };
         for origin in &self.origins {
@@ -87,7 +86,7 @@ impl Portal {
         if !accepted(&event.origin(), from_parent, &self.origins) {
             return None;
         }
-        serde_wasm_bindgen::from_value(event.data()).ok()
+        crate::js_decode::from_value(event.data()).ok()
     }
 }
 

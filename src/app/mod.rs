@@ -36,7 +36,7 @@ use crate::reveal::Timing;
 use crate::sound::Sound;
 use crate::ui::Ui;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsValue;
@@ -76,7 +76,7 @@ struct Inner {
     book: RefCell<CommitmentBook>,
     /// This page's verdict on each sale it has checked, by sale id: the
     /// history shows only these results.
-    verdicts: RefCell<HashMap<u64, Verdict>>,
+    verdicts: RefCell<BTreeMap<u64, Verdict>>,
     timing: Cell<Timing>,
     /// The player's « Turbo » choice (remembered): quicker normal reveals.
     turbo: Cell<bool>,
@@ -156,7 +156,7 @@ impl App {
             operator: Cell::new(None),
             player: RefCell::new(None),
             book: RefCell::new(CommitmentBook::default()),
-            verdicts: RefCell::new(HashMap::new()),
+            verdicts: RefCell::new(BTreeMap::new()),
             timing: Cell::new(Timing::for_motion(reduced)),
             turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),
             last_win: Cell::new(None),

@@ -8,7 +8,6 @@ use crate::commitments::{CommitmentBook, Equivocation};
 use crate::dom::{load_pref, save_pref};
 use crate::operator_key::OperatorKey;
 use eldorado_engine::SignedCommitment;
-use serde::Serialize;
 
 /// Scoped by operator key: block ids are one operator's numbering.
 fn storage_key(operator: &OperatorKey) -> String {
@@ -20,7 +19,7 @@ impl Inner {
     pub(super) fn load_book(&self, operator: &OperatorKey) {
         let saved: Vec<SignedCommitment> = load_pref(&storage_key(operator))
             .and_then(|text| js_sys::JSON::parse(&text).ok())
-            .and_then(|js| serde_wasm_bindgen::from_value(js).ok())
+            .and_then(|js| crate::js_decode::from_value(js).ok())
             .unwrap_or_default();
         self.book
             .replace(CommitmentBook::from_saved(saved, &operator.key));
@@ -38,11 +37,7 @@ impl Inner {
             .remember_all(list.blocks.iter().map(|b| &b.commitment), &operator.key);
         // JSON-compatible: the signed objects flatten their fields, which
         // the default serializer would turn into a `Map` that JSON drops.
-        let saved = self
-            .book
-            .borrow()
-            .saved()
-            .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        let saved = crate::js_encode::to_value(&self.book.borrow().saved())
             .ok()
             .and_then(|js| js_sys::JSON::stringify(&js).ok())
             .map(String::from);

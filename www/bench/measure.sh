@@ -15,7 +15,7 @@ for f in index.html www/main.js www/style.css www/icon.svg www/pkg/eldorado_web.
   total6=$((total6 + g6)); total9=$((total9 + g9))
   printf "%-30s %8d raw %8d gz-6 %8d gz-9\n" "$f" "$raw" "$g6" "$g9"
 done
-printf "%-30s %8s     %8d gz-6 %8d gz-9  (budget 150 KB = 153600 bytes)\n" "TOTAL" "" "$total6" "$total9"
+printf "%-30s %8s     %8d gz-6 %8d gz-9  (budget 100 KB = 102400 bytes)\n" "TOTAL" "" "$total6" "$total9"
 
 echo "== speed (verify one sale, headless Chromium)"
 work=$(mktemp -d)
@@ -24,7 +24,7 @@ wasm-pack build --profile wasm-release --target web --out-dir "$work/pkg" --no-t
 # Same optimisation as the shipped bundle.
 opt=${WASM_OPT:-${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/binaryen/node_modules/.bin/wasm-opt}
 if [ -x "$opt" ]; then
-  "$opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  "$opt" -Oz --converge --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types --enable-multivalue "$work/pkg/eldorado_web_bg.wasm" -o "$work/pkg/eldorado_web_bg.wasm"
 fi
 cp www/bench/bench.html www/bench/bench.js "$work/"
