@@ -51,7 +51,9 @@ fi
 # terser minifies wasm-bindgen's JavaScript glue (scripts/build-web.sh).
 if [ ! -x "$tools/terser/node_modules/.bin/terser" ]; then
     say "installing terser 5 into $tools/terser"
-    npm install --silent --no-audit --no-fund --prefix "$tools/terser" terser@5
+    # Optional: without it the bundle only ships its glue unminified.
+    npm install --silent --no-audit --no-fund --prefix "$tools/terser" terser@5 ||
+        say "terser could not be installed: the glue will not be minified"
 fi
 # PostgreSQL: the shared store of a several-server deployment, and what
 # its tests run on (scripts/test-postgres.sh starts it).
