@@ -26,7 +26,7 @@ def session(base, size, metrics):
     return sid, cdp, run
 
 def shoot(cdp, path):
-    time.sleep(0.6)  # the window's entrance animation
+    time.sleep(1.2)  # the window's entrance animation and « Dernier gain » counting up (0.9 s)
     data = cdp("Page.captureScreenshot", {"format": "png"})["data"]
     with open(path, "wb") as f:
         f.write(base64.b64decode(data))
