@@ -449,14 +449,7 @@ async fn the_canvas_draws_covers_then_the_known_grid() {
 #[wasm_bindgen_test]
 async fn an_interrupted_ticket_is_offered_and_finished() {
     let backend = FakeBackend::new(100, &[fixtures::EXTRA_1_WIN_2], 5000);
-    {
-        let mut state = backend.state.borrow_mut();
-        let response = state.block.response(0, 1, 5000);
-        state.balance = response.balance_after_cents;
-        state.sales.push(response.clone());
-        state.next_position = 1;
-        state.unrevealed = Some(response);
-    }
+    backend.interrupt_first_ticket(5000);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     assert!(!query(&root, ".eld-resume").hidden(), "the offer shows");

@@ -49,15 +49,8 @@ fn canvas_width(root: &web_sys::Element) -> f64 {
 #[wasm_bindgen_test]
 async fn after_a_reload_the_prize_waits_for_the_end_of_the_reveal() {
     let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
-    {
-        let mut state = backend.state.borrow_mut();
-        let response = state.block.response(0, 1, 5000);
-        // Settled at sale: the session's balance includes the 2 € prize.
-        state.balance = response.balance_after_cents;
-        state.sales.push(response.clone());
-        state.next_position = 1;
-        state.unrevealed = Some(response);
-    }
+    // Settled at sale: the session's balance includes the prize.
+    backend.interrupt_first_ticket(5000);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     assert!(!query(&root, ".eld-resume").hidden(), "the offer shows");

@@ -213,14 +213,7 @@ async fn a_pinned_key_that_agrees_is_shown_by_its_fingerprint() {
 #[wasm_bindgen_test]
 async fn an_unrevealed_tickets_prize_is_not_in_the_history() {
     let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
-    {
-        let mut state = backend.state.borrow_mut();
-        let response = state.block.response(0, 1, 5000);
-        state.balance = response.balance_after_cents;
-        state.sales.push(response.clone());
-        state.next_position = 1;
-        state.unrevealed = Some(response);
-    }
+    backend.interrupt_first_ticket(5000);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     app.load_history();

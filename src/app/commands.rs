@@ -310,7 +310,7 @@ impl Inner {
             };
             let commands = match session {
                 Some(session) => {
-                    inner.guard_session(session.protection.clone());
+                    inner.guard_session(session.protection);
                     inner.game.borrow_mut().session_refreshed(
                         mark,
                         session.balance_cents,

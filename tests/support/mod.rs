@@ -338,6 +338,20 @@ impl Backend for FakeBackend {
     }
 }
 
+impl FakeBackend {
+    /// The first ticket sold before the page loaded and left unrevealed (a
+    /// reload mid-reveal): the server settled it at sale, so the session's
+    /// balance already holds its prize, and the session names it.
+    pub fn interrupt_first_ticket(&self, balance_before: u64) {
+        let mut state = self.state.borrow_mut();
+        let response = state.block.response(0, 1, balance_before);
+        state.balance = response.balance_after_cents;
+        state.sales.push(response.clone());
+        state.next_position = 1;
+        state.unrevealed = Some(response);
+    }
+}
+
 /// Player protection as a lenient server: changes apply at once (the 48-hour
 /// delay is the real server's, tested there).
 impl FakeBackend {

@@ -44,28 +44,7 @@ impl Api {
         path: &str,
         token: Option<&str>,
     ) -> Result<(StatusCode, Bytes), String> {
-        let mut request = Request::builder()
-            .method(Method::GET)
-            .uri(format!("{}{path}", self.base));
-        if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
-        }
-        let request = request
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| e.to_string())?;
-        let response = self
-            .http
-            .request(request)
-            .await
-            .map_err(|e| e.to_string())?;
-        let status = response.status();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| e.to_string())?
-            .to_bytes();
-        Ok((status, body))
+        self.send(Method::GET, path, token, None).await
     }
 
     /// Status and body of a POST of `body` (JSON), or the transport error.
@@ -75,16 +54,27 @@ impl Api {
         token: Option<&str>,
         body: &serde_json::Value,
     ) -> Result<(StatusCode, Bytes), String> {
+        self.send(Method::POST, path, token, Some(body)).await
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        json: Option<&serde_json::Value>,
+    ) -> Result<(StatusCode, Bytes), String> {
         let mut request = Request::builder()
-            .method(Method::POST)
-            .uri(format!("{}{path}", self.base))
-            .header("content-type", "application/json");
+            .method(method)
+            .uri(format!("{}{path}", self.base));
+        if json.is_some() {
+            request = request.header("content-type", "application/json");
+        }
         if let Some(token) = token {
             request = request.header("authorization", format!("Bearer {token}"));
         }
-        let request = request
-            .body(Full::new(Bytes::from(body.to_string())))
-            .map_err(|e| e.to_string())?;
+        let body = json.map_or_else(Bytes::new, |json| Bytes::from(json.to_string()));
+        let request = request.body(Full::new(body)).map_err(|e| e.to_string())?;
         let response = self
             .http
             .request(request)
