@@ -33,10 +33,24 @@ wasm=www/pkg/eldorado_web_bg.wasm
 mv "$wasm.opt" "$wasm"
 echo "build-web: optimised with $wasm_opt: $(wc -c <"$wasm") bytes"
 
+# Short import, export and module names, renamed to match in the glue
+# (scripts/minify-wasm-names.mjs says why).
+glue=www/pkg/eldorado_web.js
+if command -v node >/dev/null; then
+    "$wasm_opt" --minify-imports-and-exports-and-modules --enable-bulk-memory --enable-nontrapping-float-to-int \
+        --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+        "$wasm" -o "$wasm.min" >www/pkg/names.json
+    node scripts/minify-wasm-names.mjs "$glue" www/pkg/names.json "$wasm.min"
+    mv "$wasm.min" "$wasm"
+    rm www/pkg/names.json
+    echo "build-web: short names: $(wc -c <"$wasm") bytes"
+else
+    echo "build-web: no node (run scripts/setup.sh); the module keeps wasm-bindgen's long names" >&2
+fi
+
 # The glue, minified (an ES module: its exports keep their names; quotes
 # kept as written, for scripts/hash-web.sh's name replacement).
 terser=$tools/terser/node_modules/.bin/terser
-glue=www/pkg/eldorado_web.js
 if [ -x "$terser" ]; then
     "$terser" "$glue" --module --compress --mangle --format quote_style=3 -o "$glue.min"
     mv "$glue.min" "$glue"

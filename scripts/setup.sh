@@ -55,6 +55,11 @@ if [ ! -x "$tools/terser/node_modules/.bin/terser" ]; then
     npm install --silent --no-audit --no-fund --prefix "$tools/terser" terser@5 ||
         say "terser could not be installed: the glue will not be minified"
 fi
+# zopfli: the smallest gzip form of the bundle (scripts/hash-web.sh).
+if ! command -v zopfli >/dev/null; then
+    say "installing zopfli"
+    apt_install zopfli || say "zopfli could not be installed: the bundle is gzipped at level 9"
+fi
 # PostgreSQL: the shared store of a several-server deployment, and what
 # its tests run on (scripts/test-postgres.sh starts it).
 if ! command -v pg_ctlcluster >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
