@@ -109,7 +109,7 @@ impl Inner {
         // compared with them, and a difference is a failed check.
         let figures = mismatches(&config);
         if !figures.is_empty() {
-            crate::console::warn(&format!("configuration contradicts the rules: {figures:?}"));
+            crate::console::warn(&self.lang.config_mismatch(&figures));
         }
         fill_info(&self.ui.info_body, self.lang, &figures).log_failure("filling the info panel");
         if !figures.is_empty() {
