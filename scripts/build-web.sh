@@ -11,7 +11,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-wasm-pack build --profile wasm-release --target web --out-dir www/pkg --no-typescript --no-pack . -- -p eldorado-web
+build() { wasm-pack build --profile wasm-release --target web --out-dir www/pkg --no-typescript --no-pack . -- -p eldorado-web "$@"; }
+# The standard library rebuilt for size, and panics that stop the module at
+# once (a trap, as panic=abort already ends in) without carrying panic
+# messages, source locations and their formatting: about 7 KB of the
+# compressed module (docs/BENCHMARKS.md, issue 13). Both are unstable
+# options of the stable compiler, unlocked by RUSTC_BOOTSTRAP=1 for this
+# build only, as the Linux kernel builds its Rust; they need the rust-src
+# component (scripts/setup.sh adds it). If either is missing or refused,
+# the plain build follows, which works the same but is larger.
+if rustup component list --installed 2>/dev/null | grep -q '^rust-src' &&
+    RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+        build -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size; then
+    echo "build-web: standard library rebuilt for size; panics abort at once"
+else
+    echo "build-web: WARNING: no size-tuned standard library (rust-src missing or options refused): the bundle is over its size budget" >&2
+    build
+fi
 
 tools=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}
 pick_wasm_opt() {

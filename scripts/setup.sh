@@ -19,6 +19,13 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     rustup target add wasm32-unknown-unknown
 fi
 
+# The bundle's standard library is rebuilt for size from its sources
+# (scripts/build-web.sh).
+if ! rustup component list --installed | grep -q '^rust-src'; then
+    say "adding the rust-src component"
+    rustup component add rust-src || say "rust-src could not be added: the bundle is built without it, larger"
+fi
+
 # wasm-pack cannot download its helpers here: the wasm-bindgen CLI must match
 # the exact wasm-bindgen version pinned in Cargo.lock.
 bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
