@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests in headless Chromium, through chromedriver: the game
-# (issue 5: the real server on a seeded block and the wasm page) and the
+# (issue 5: the real server on a seeded block and the wasm page), the
 # operator integration (issue 11: the example portal of examples/portal
-# framing the game from another origin, with its seamless wallet).
+# framing the game from another origin, with its seamless wallet) and the
+# README's screenshots (issue 13: scripts/screenshots.sh copies them to docs/).
 # Builds the wasm bundle, the server and the portal, then runs crates/e2e.
 #   scripts/e2e.sh                 everything
 #   scripts/e2e.sh tampered        only the tests whose name matches

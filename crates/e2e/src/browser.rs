@@ -24,13 +24,57 @@ pub struct Browser {
     _profile: TempDir,
 }
 
+/// A screen Chromium emulates (chromedriver's `mobileEmulation`): the
+/// page's viewport in CSS pixels, its device pixels per CSS pixel, and
+/// whether it is a phone (touch, mobile viewport rules).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Screen {
+    pub width: u32,
+    pub height: u32,
+    pub pixel_ratio: f64,
+    pub mobile: bool,
+}
+
+impl Screen {
+    /// The README's desktop: a 1280 px wide window.
+    pub const DESKTOP: Screen = Screen {
+        width: 1280,
+        height: 900,
+        pixel_ratio: 1.0,
+        mobile: false,
+    };
+    /// The README's phone: 412×915 CSS px at 2.625 device pixels per CSS px.
+    pub const PHONE: Screen = Screen {
+        width: 412,
+        height: 915,
+        pixel_ratio: 2.625,
+        mobile: true,
+    };
+}
+
 impl Browser {
+    /// A plain headless window of 1000×900 px.
     pub async fn start(tag: &str) -> Browser {
+        Browser::launch(tag, None).await
+    }
+
+    /// A headless window that emulates `screen`: its screenshots have the
+    /// screen's size in device pixels.
+    pub async fn start_on(tag: &str, screen: Screen) -> Browser {
+        Browser::launch(tag, Some(screen)).await
+    }
+
+    async fn launch(tag: &str, screen: Option<Screen>) -> Browser {
         let out = paths::out_dir();
         let profile = tempfile::Builder::new()
             .prefix("eldorado-e2e-chromium-")
             .tempdir()
             .expect("temporary Chromium profile");
+        // An emulated screen gets a window of its size in CSS pixels.
+        let window_size = screen.map_or_else(
+            || "--window-size=1000,900".to_owned(),
+            |s| format!("--window-size={},{}", s.width, s.height),
+        );
         for _ in 0..3 {
             let port = free_port();
             let log = out.join(format!("chromedriver-{tag}.log"));
@@ -46,7 +90,7 @@ impl Browser {
             if !wait_driver_ready(&mut driver, &url).await {
                 continue;
             }
-            let capabilities = json!({
+            let mut capabilities = json!({
                 "browserName": "chrome",
                 "goog:chromeOptions": {
                     "binary": paths::chromium_bin(),
@@ -60,11 +104,22 @@ impl Browser {
                         "--disable-sync",
                         "--no-first-run",
                         "--no-default-browser-check",
-                        "--window-size=1000,900",
+                        &window_size,
                         format!("--user-data-dir={}", profile.path().display()),
                     ],
                 },
             });
+            if let Some(screen) = screen {
+                capabilities["goog:chromeOptions"]["mobileEmulation"] = json!({
+                    "deviceMetrics": {
+                        "width": screen.width,
+                        "height": screen.height,
+                        "pixelRatio": screen.pixel_ratio,
+                        "mobile": screen.mobile,
+                        "touch": screen.mobile,
+                    },
+                });
+            }
             let Value::Object(capabilities) = capabilities else {
                 unreachable!("capabilities are an object")
             };
@@ -198,7 +253,17 @@ impl Browser {
     /// Waits (2 s at most) for the page's finite animations and transitions,
     /// such as a window fading in, to end.
     pub async fn settle(&self) {
-        let _ = self.client.execute_async(SETTLE_SCRIPT, Vec::new()).await;
+        self.settle_within(Duration::from_secs(2)).await;
+    }
+
+    /// Waits, `limit` at most, for the finite animations and transitions
+    /// that are playing to end (a paused one is left as it is).
+    pub async fn settle_within(&self, limit: Duration) {
+        let millis = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+        let _ = self
+            .client
+            .execute_async(SETTLE_SCRIPT, vec![json!(millis)])
+            .await;
     }
 
     /// Saves the visible part of the page, once still, as `<out>/<name>.png`.
@@ -287,6 +352,11 @@ pub struct PageState {
     pub play_enabled: bool,
     pub stake_pressed: Option<String>,
     pub popup: Option<Popup>,
+    /// « Dernier gain »: counts up to a new prize when its window opens.
+    pub last_win: Option<String>,
+    /// How the board celebrates the outcome shown: `small`, `big`, `top`
+    /// (empty when there is nothing to celebrate).
+    pub celebrate: Option<String>,
     pub extra_zone: Option<String>,
     pub extra_label: Option<String>,
     pub caption: Option<String>,
@@ -320,10 +390,10 @@ impl PageState {
 
 const SETTLE_SCRIPT: &str = r#"
 const done = arguments[arguments.length - 1];
-const finite = document.getAnimations().filter((a) =>
+const finite = document.getAnimations().filter((a) => a.playState === 'running' &&
   a.effect && a.effect.getComputedTiming().endTime !== Infinity);
 const all = Promise.all(finite.map((a) => a.finished.catch(() => null)));
-const limit = new Promise((resolve) => setTimeout(resolve, 2000));
+const limit = new Promise((resolve) => setTimeout(resolve, arguments[0]));
 Promise.race([all, limit]).then(() => requestAnimationFrame(() => done(true)));
 "#;
 
@@ -351,6 +421,8 @@ return {
   play_enabled: !!play && shown(play) && !play.disabled,
   stake_pressed: pressed ? pressed.dataset.stake : null,
   popup: shown(popup) ? { kind: popup.dataset.kind || '', text: q('.eld-popup-text').textContent } : null,
+  last_win: text(q('.eld-last-win-value')),
+  celebrate: q('.eld-board') ? q('.eld-board').dataset.celebrate ?? null : null,
   extra_zone: text(q('.eld-extra-count')),
   extra_label: text(q('.eld-extra-label')),
   caption: text(q(':scope > .eld-caption')),
