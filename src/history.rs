@@ -11,6 +11,28 @@ pub enum Verdict {
     Refused,
 }
 
+/// This page's verdicts by sale id. A plain list: a session verifies a few
+/// hundred sales at most, and a map's code would cost the download more
+/// than the searches cost the player.
+#[derive(Default)]
+pub struct Verdicts(Vec<(u64, Verdict)>);
+
+impl Verdicts {
+    pub fn insert(&mut self, sale_id: u64, verdict: Verdict) {
+        match self.0.iter_mut().find(|(id, _)| *id == sale_id) {
+            Some((_, known)) => *known = verdict,
+            None => self.0.push((sale_id, verdict)),
+        }
+    }
+
+    pub fn get(&self, sale_id: &u64) -> Option<&Verdict> {
+        self.0
+            .iter()
+            .find(|(id, _)| id == sale_id)
+            .map(|(_, verdict)| verdict)
+    }
+}
+
 /// The result cell of a history row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowResult {
@@ -47,6 +69,23 @@ pub fn row_result(item: &HistoryItem, verdict: Option<Verdict>) -> RowResult {
 mod tests {
     use super::*;
     use crate::api::SaleStatus;
+
+    #[test]
+    fn a_later_verdict_on_a_sale_replaces_the_earlier_one() {
+        let mut verdicts = Verdicts::default();
+        verdicts.insert(7, Verdict::Refused);
+        verdicts.insert(9, Verdict::Verified { prize_cents: 200 });
+        verdicts.insert(7, Verdict::Verified { prize_cents: 0 });
+        assert_eq!(
+            verdicts.get(&7),
+            Some(&Verdict::Verified { prize_cents: 0 })
+        );
+        assert_eq!(
+            verdicts.get(&9),
+            Some(&Verdict::Verified { prize_cents: 200 })
+        );
+        assert_eq!(verdicts.get(&8), None);
+    }
 
     fn item(status: SaleStatus, prize_cents: u64) -> HistoryItem {
         HistoryItem {

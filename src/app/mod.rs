@@ -26,7 +26,7 @@ use crate::board::Board;
 use crate::commitments::CommitmentBook;
 use crate::dom::Listener;
 use crate::game::{Game, Player};
-use crate::history::Verdict;
+use crate::history::Verdicts;
 use crate::i18n::Lang;
 use crate::launch::Launch;
 use crate::net::Backend;
@@ -36,7 +36,6 @@ use crate::reveal::Timing;
 use crate::sound::Sound;
 use crate::ui::Ui;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsValue;
@@ -76,7 +75,7 @@ struct Inner {
     book: RefCell<CommitmentBook>,
     /// This page's verdict on each sale it has checked, by sale id: the
     /// history shows only these results.
-    verdicts: RefCell<BTreeMap<u64, Verdict>>,
+    verdicts: RefCell<Verdicts>,
     timing: Cell<Timing>,
     /// The player's « Turbo » choice (remembered): quicker normal reveals.
     turbo: Cell<bool>,
@@ -156,7 +155,7 @@ impl App {
             operator: Cell::new(None),
             player: RefCell::new(None),
             book: RefCell::new(CommitmentBook::default()),
-            verdicts: RefCell::new(BTreeMap::new()),
+            verdicts: RefCell::new(Verdicts::default()),
             timing: Cell::new(Timing::for_motion(reduced)),
             turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),
             last_win: Cell::new(None),
