@@ -1,16 +1,22 @@
 //! Writes an API value as a JavaScript value: serde-wasm-bindgen's
 //! `Serializer::json_compatible()` (0.6) rule for rule (plain objects,
 //! `null` for `None` and `()`, integers beyond 2^53 refused), with the
-//! refusal carrying no message, as in [`crate::js_decode`]. Why: that
+//! refusal carrying no message, as in [`crate::js_read`]. Why: that
 //! serializer's interned-key cache and error texts cost the bundle more than
 //! this whole module.
 
-use crate::js_decode::Refused;
+use crate::js_read::Refused;
 use js_sys::{Array, JsString, Number, Object, Reflect, Uint8Array};
 use serde::ser::{self, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
 type Result<T = JsValue> = std::result::Result<T, Refused>;
+
+impl ser::Error for Refused {
+    fn custom<T: std::fmt::Display>(_msg: T) -> Self {
+        Refused
+    }
+}
 
 /// The value as `serde_wasm_bindgen::Serializer::json_compatible()` writes it.
 pub fn to_value<T: Serialize + ?Sized>(value: &T) -> Result {

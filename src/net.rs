@@ -7,8 +7,8 @@ use crate::api::{
     SaleResponse, Session,
 };
 use crate::console::LogFailure;
+use crate::js_read::FromJs;
 use crate::protection::Refusal;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
@@ -56,11 +56,11 @@ impl HttpBackend {
         HttpBackend { timeout_ms: 10_000 }
     }
 
-    fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
+    fn get<T: FromJs + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
         decoded(self.request("GET", path, token, None, Body::Json))
     }
 
-    fn post<T: DeserializeOwned + 'static>(
+    fn post<T: FromJs + 'static>(
         &self,
         path: &str,
         token: Option<&str>,
@@ -69,7 +69,7 @@ impl HttpBackend {
         self.send("POST", path, token, body)
     }
 
-    fn send<T: DeserializeOwned + 'static>(
+    fn send<T: FromJs + 'static>(
         &self,
         method: &'static str,
         path: &str,
@@ -99,10 +99,8 @@ impl HttpBackend {
     }
 }
 
-fn decoded<T: DeserializeOwned + 'static>(reply: Reply<JsValue>) -> Reply<T> {
-    Box::pin(
-        async move { crate::js_decode::from_value(reply.await?).map_err(|_| NetError::Decode) },
-    )
+fn decoded<T: FromJs + 'static>(reply: Reply<JsValue>) -> Reply<T> {
+    Box::pin(async move { T::from_js(&reply.await?).map_err(|_| NetError::Decode) })
 }
 
 impl Backend for HttpBackend {
@@ -254,7 +252,7 @@ async fn fetch(
     if !response.ok() {
         let detail = json
             .ok()
-            .and_then(|j| crate::js_decode::from_value::<ErrorBody>(j).ok())
+            .and_then(|j| ErrorBody::from_js(&j).ok())
             .map(|e| e.error);
         if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
             return Err(NetError::Protection(refusal));

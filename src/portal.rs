@@ -86,7 +86,7 @@ impl Portal {
         if !accepted(&event.origin(), from_parent, &self.origins) {
             return None;
         }
-        crate::js_decode::from_value(event.data()).ok()
+        crate::js_read::FromJs::from_js(&event.data()).ok()
     }
 }
 

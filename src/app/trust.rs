@@ -6,6 +6,7 @@ use super::Inner;
 use crate::api::BlockList;
 use crate::commitments::{CommitmentBook, Equivocation};
 use crate::dom::{load_pref, save_pref};
+use crate::js_read::FromJs;
 use crate::operator_key::OperatorKey;
 use eldorado_engine::SignedCommitment;
 
@@ -19,7 +20,7 @@ impl Inner {
     pub(super) fn load_book(&self, operator: &OperatorKey) {
         let saved: Vec<SignedCommitment> = load_pref(&storage_key(operator))
             .and_then(|text| js_sys::JSON::parse(&text).ok())
-            .and_then(|js| crate::js_decode::from_value(js).ok())
+            .and_then(|js| Vec::from_js(&js).ok())
             .unwrap_or_default();
         self.book
             .replace(CommitmentBook::from_saved(saved, &operator.key));
