@@ -110,17 +110,28 @@ impl<T: FromJs> FromJs for Option<T> {
 #[inline(never)]
 fn items(value: &JsValue) -> Result<Vec<JsValue>> {
     if let Some(array) = value.dyn_ref::<Array>() {
-        return Ok(array.iter().collect());
+        return Ok(array.to_vec());
     }
-    match iterator(value)? {
-        Some(iter) => iter.map(|item| item.map_err(|_| Refused)).collect(),
-        None => Err(Refused),
+    drain(iterator(value)?.ok_or(Refused)?)
+}
+
+/// An iterator's values; one that throws is refused.
+fn drain(iter: js_sys::IntoIter) -> Result<Vec<JsValue>> {
+    let mut out = Vec::new();
+    for item in iter {
+        out.push(item.map_err(|_| Refused)?);
     }
+    Ok(out)
 }
 
 impl<T: FromJs> FromJs for Vec<T> {
     fn from_js(value: &JsValue) -> Result<Vec<T>> {
-        items(value)?.iter().map(T::from_js).collect()
+        let items = items(value)?;
+        let mut out = Vec::with_capacity(items.len());
+        for item in &items {
+            out.push(T::from_js(item)?);
+        }
+        Ok(out)
     }
 }
 
@@ -143,18 +154,16 @@ fn split(pair: &JsValue) -> Result<(JsValue, JsValue)> {
 /// pairs), else a plain object's own properties.
 #[inline(never)]
 fn pairs(value: &JsValue) -> Result<Vec<(JsValue, JsValue)>> {
-    if let Some(iter) = iterator(value)? {
-        return iter
-            .map(|pair| split(&pair.map_err(|_| Refused)?))
-            .collect();
+    let items = match iterator(value)? {
+        Some(iter) => drain(iter)?,
+        None if value.is_object() => Object::entries(value.unchecked_ref()).to_vec(),
+        None => return Err(Refused),
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for pair in &items {
+        out.push(split(pair)?);
     }
-    if !value.is_object() {
-        return Err(Refused);
-    }
-    Object::entries(value.unchecked_ref())
-        .iter()
-        .map(|pair| split(&pair))
-        .collect()
+    Ok(out)
 }
 
 /// A later duplicate key wins, as in serde's map visitor.
