@@ -7,9 +7,9 @@ use crate::api::{
     SaleResponse, Session,
 };
 use crate::console::LogFailure;
-use crate::js_read::FromJs;
+use crate::js_read::{FromJs, Refused};
+use crate::js_write::ToJs;
 use crate::protection::Refusal;
-use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use wasm_bindgen::{JsCast, JsValue};
@@ -64,7 +64,7 @@ impl HttpBackend {
         &self,
         path: &str,
         token: Option<&str>,
-        body: &impl Serialize,
+        body: &impl ToJs,
     ) -> Reply<T> {
         self.send("POST", path, token, body)
     }
@@ -74,7 +74,7 @@ impl HttpBackend {
         method: &'static str,
         path: &str,
         token: Option<&str>,
-        body: &impl Serialize,
+        body: &impl ToJs,
     ) -> Reply<T> {
         match to_json(body) {
             Ok(body) => decoded(self.request(method, path, token, Some(body), Body::Json)),
@@ -176,8 +176,13 @@ impl Backend for HttpBackend {
     }
 }
 
-#[derive(Serialize)]
 struct Empty {}
+
+impl ToJs for Empty {
+    fn to_js(&self) -> Result<JsValue, Refused> {
+        Ok(js_sys::Object::new().into())
+    }
+}
 
 /// How a successful answer's body is read.
 #[derive(Clone, Copy)]
@@ -191,8 +196,8 @@ enum Body {
 
 /// A request body as the JSON text sent. `None` is written `null`, never
 /// left out: the protection requests must name a removed limit.
-pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
-    let js = crate::js_encode::to_value(value).map_err(|_| NetError::Decode)?;
+pub fn to_json(value: &impl ToJs) -> Result<String, NetError> {
+    let js = value.to_js().map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
         .map_err(|_| NetError::Decode)

@@ -1,13 +1,14 @@
-//! The page's reader and writer of JavaScript values (`js_read`, by hand,
-//! and `js_encode`, issue 13's size cut) do exactly what serde-wasm-bindgen
-//! does with the types' serde derives: every API shape the page reads, as
+//! The page's reader and writer of JavaScript values (`js_read` and
+//! `js_write`, by hand: issue 13's size cut) do exactly what
+//! serde-wasm-bindgen does with the types' serde derives: every API shape the page reads, as
 //! the server writes it, and each of its fields (nested ones too) removed or
 //! replaced by a value of another kind (null, text, fraction, negative,
 //! beyond 2^53, object, array) is accepted or refused alike and read as the
 //! same value; so are values only a posted message or a script can hold
 //! (`undefined`, `BigInt`, `Map`, `Set`, bytes, symbols, functions). Every
-//! value read, every request and message the page writes, is written as the
-//! same JSON (`Serializer::json_compatible()`), and refused alike beyond 2^53.
+//! request, message and commitment book the page writes, in every variant
+//! serde-wasm-bindgen reads, is written as the same JSON
+//! (`Serializer::json_compatible()`), and refused alike beyond 2^53.
 
 use eldorado_engine::commit::SignedCommitment;
 use eldorado_web::api::{
@@ -16,8 +17,8 @@ use eldorado_web::api::{
     RevealRequest, SaleResponse, Session,
 };
 use eldorado_web::fixtures::{self, FixtureBlock};
-use eldorado_web::js_encode;
 use eldorado_web::js_read::FromJs;
+use eldorado_web::js_write::ToJs;
 use js_sys::{Array, BigInt, Map, Object, Reflect, Set, Symbol, Uint8Array};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -80,9 +81,9 @@ fn variants(value: &Value) -> Vec<Value> {
 }
 
 /// Both writers give the same JSON text, or both refuse.
-fn same_writing<T: Serialize>(value: &T) -> bool {
+fn same_writing<T: Serialize + ToJs + ?Sized>(value: &T) -> bool {
     let stringify = |js: wasm_bindgen::JsValue| String::from(js_sys::JSON::stringify(&js).unwrap());
-    let ours = js_encode::to_value(value).ok().map(stringify);
+    let ours = value.to_js().ok().map(stringify);
     let theirs = value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .ok()
@@ -91,34 +92,34 @@ fn same_writing<T: Serialize>(value: &T) -> bool {
     ours.is_some()
 }
 
-/// Both readers accept `js` or both refuse it, and read the same value,
-/// which both writers then write alike.
-fn same_read<T: FromJs + DeserializeOwned + Serialize>(js: &JsValue, what: &str) -> bool {
+/// Both readers accept `js` or both refuse it, and read the same value
+/// (ours is returned).
+fn same_read<T: FromJs + DeserializeOwned + Serialize>(js: &JsValue, what: &str) -> Option<T> {
     let ours = T::from_js(js).ok();
     let theirs = serde_wasm_bindgen::from_value::<T>(js.clone()).ok();
-    if let Some(read) = &ours {
-        assert!(same_writing(read), "refused to write {what}");
-    }
-    let ours = ours.map(|v| serde_json::to_string(&v).unwrap());
-    let theirs = theirs.map(|v| serde_json::to_string(&v).unwrap());
-    assert_eq!(ours, theirs, "read differently: {what}");
-    ours.is_some()
+    let text = |v: &T| serde_json::to_string(v).unwrap();
+    assert_eq!(
+        ours.as_ref().map(text),
+        theirs.as_ref().map(text),
+        "read differently: {what}"
+    );
+    ours
 }
 
-/// [`same_read`] for every variant of `value`; how many were accepted.
-fn same_reading<T: FromJs + DeserializeOwned + Serialize>(value: &Value) -> usize {
+/// [`same_read`] for every variant of `value`; those accepted.
+fn same_reading<T: FromJs + DeserializeOwned + Serialize>(value: &Value) -> Vec<T> {
     variants(value)
         .iter()
-        .filter(|variant| {
+        .filter_map(|variant| {
             let text = variant.to_string();
             same_read::<T>(&js_sys::JSON::parse(&text).unwrap(), &text)
         })
-        .count()
+        .collect()
 }
 
 /// A type the page only writes: every variant serde-wasm-bindgen reads is
 /// written alike by both writers; how many were read.
-fn same_writing_of_variants<T: DeserializeOwned + Serialize>(value: &Value) -> usize {
+fn same_writing_of_variants<T: DeserializeOwned + Serialize + ToJs>(value: &Value) -> usize {
     let mut read = 0;
     for variant in variants(value) {
         let text = variant.to_string();
@@ -143,11 +144,15 @@ fn block() -> FixtureBlock {
 fn sales_read_as_serde_wasm_bindgen_reads_them() {
     let block = block();
     let sale = serde_json::to_value(block.response(1, 7, 1000)).unwrap();
-    assert!(same_reading::<SaleResponse>(&sale) > 0);
+    assert!(!same_reading::<SaleResponse>(&sale).is_empty());
     let commitments = serde_json::to_value(vec![block.commitment.clone()]).unwrap();
-    assert!(same_reading::<Vec<SignedCommitment>>(&commitments) > 0);
+    let books = same_reading::<Vec<SignedCommitment>>(&commitments);
+    assert!(!books.is_empty());
+    for book in &books {
+        assert!(same_writing(book.as_slice()), "refused to write {book:?}");
+    }
     let ack = json!({"sale_id": 7, "revealed": 2, "complete": true});
-    assert!(same_reading::<RevealAck>(&ack) > 0);
+    assert!(!same_reading::<RevealAck>(&ack).is_empty());
 }
 
 #[wasm_bindgen_test]
@@ -155,7 +160,7 @@ fn config_reads_as_serde_wasm_bindgen_reads_it() {
     let mut config = fixtures::config(&block().public_key_hex());
     config.portal_origins = vec!["https://casino.example".into()];
     let config = serde_json::to_value(config).unwrap();
-    assert!(same_reading::<Config>(&config) > 0);
+    assert!(!same_reading::<Config>(&config).is_empty());
 }
 
 fn protection() -> Value {
@@ -172,17 +177,17 @@ fn sessions_and_protection_read_as_serde_wasm_bindgen_reads_them() {
     let session = json!({"token": "ab12", "player_id": "p-1", "balance_cents": 4900,
         "expires_at_ms": 1_767_225_600_000u64, "money": "play", "unrevealed": unrevealed,
         "protection": protection(), "lobby_url": "https://casino.example/lobby"});
-    assert!(same_reading::<Session>(&session) > 0);
+    assert!(!same_reading::<Session>(&session).is_empty());
     let mut plain = session.clone();
     plain["unrevealed"] = Value::Null;
     plain["money"] = json!("real");
-    assert!(same_reading::<Session>(&plain) > 0);
+    assert!(!same_reading::<Session>(&plain).is_empty());
     // An enum's variant may also be written `{"name": null}`.
     for money in [json!({"play": null}), json!({"play": 1}), json!(["play"])] {
         plain["money"] = money;
         same_reading::<Session>(&plain);
     }
-    assert!(same_reading::<Protection>(&protection()) > 0);
+    assert!(!same_reading::<Protection>(&protection()).is_empty());
 }
 
 #[wasm_bindgen_test]
@@ -190,11 +195,11 @@ fn history_and_blocks_read_as_serde_wasm_bindgen_reads_them() {
     let page = json!({"items": [{"sale_id": 7, "block": 1, "position": 3,
         "sold_at_ms": 1_767_225_600_000u64, "stake_cents": 100, "prize_cents": 200,
         "extras": 1, "status": "unrevealed", "revealed": 1}], "next_before": 7});
-    assert!(same_reading::<HistoryPage>(&page) > 0);
+    assert!(!same_reading::<HistoryPage>(&page).is_empty());
     let commitment = serde_json::to_value(block().commitment.clone()).unwrap();
     let blocks = json!({"blocks": [{"commitment": commitment, "status": "sold_out", "sold": 3,
         "remaining_by_rank": [{"rank": 1, "remaining": 0}]}]});
-    assert!(same_reading::<BlockList>(&blocks) > 0);
+    assert!(!same_reading::<BlockList>(&blocks).is_empty());
     for status in ["open", "pending", "closed", "sold-out", "SoldOut"] {
         let open = json!({"blocks": [{"commitment": commitment, "status": status}]});
         same_reading::<BlockList>(&open);
@@ -206,10 +211,10 @@ fn errors_and_messages_read_as_serde_wasm_bindgen_reads_them() {
     let limit = json!({"error": {"code": "LIMIT_REACHED", "message": "limit",
         "limit": {"kind": "weekly_stake", "limit_cents": 1000,
                   "used_cents": 950, "frees_at_ms": 1_767_225_600_000u64}}});
-    assert!(same_reading::<ErrorBody>(&limit) > 0);
+    assert!(!same_reading::<ErrorBody>(&limit).is_empty());
     let excluded = json!({"error": {"code": "SELF_EXCLUDED", "message": "x",
         "excluded_until_ms": 99, "excluded_indefinitely": true}});
-    assert!(same_reading::<ErrorBody>(&excluded) > 0);
+    assert!(!same_reading::<ErrorBody>(&excluded).is_empty());
     for message in [
         json!({"type": "mute"}),
         json!({"type": "unmute", "extra": {"a": [1, null, "x"]}}),
@@ -295,7 +300,7 @@ fn posted_messages_of_any_kind_read_as_serde_wasm_bindgen_reads_them() {
     }
     let mut accepted = 0;
     for (what, value) in &cases {
-        accepted += usize::from(same_read::<ParentMessage>(value, what));
+        accepted += usize::from(same_read::<ParentMessage>(value, what).is_some());
     }
     assert!(
         accepted > 0 && accepted < cases.len(),
@@ -330,8 +335,10 @@ fn fields_of_any_kind_read_as_serde_wasm_bindgen_reads_them() {
         } else {
             value
         };
-        accepted += usize::from(same_read::<RevealAck>(&ack(value.clone(), 1.into()), what));
-        accepted += usize::from(same_read::<RevealAck>(&ack(7.into(), value.clone()), what));
+        accepted +=
+            usize::from(same_read::<RevealAck>(&ack(value.clone(), 1.into()), what).is_some());
+        accepted +=
+            usize::from(same_read::<RevealAck>(&ack(7.into(), value.clone()), what).is_some());
         for field in [
             "stakes_cents",
             "max_win_cents",
@@ -339,7 +346,7 @@ fn fields_of_any_kind_read_as_serde_wasm_bindgen_reads_them() {
             "demo",
             "odds",
         ] {
-            accepted += usize::from(same_read::<Config>(&with(field, &value), what));
+            accepted += usize::from(same_read::<Config>(&with(field, &value), what).is_some());
         }
         let session_protection = Object::assign(
             &Object::new(),
@@ -348,7 +355,7 @@ fn fields_of_any_kind_read_as_serde_wasm_bindgen_reads_them() {
                 .unchecked_ref(),
         );
         Reflect::set(&session_protection, &"excluded_until_ms".into(), &value).unwrap();
-        accepted += usize::from(same_read::<Protection>(&session_protection, what));
+        accepted += usize::from(same_read::<Protection>(&session_protection, what).is_some());
     }
     for (what, value) in [
         ("pairs", pairs.into()),
@@ -369,15 +376,19 @@ fn fields_of_any_kind_read_as_serde_wasm_bindgen_reads_them() {
             .into(),
         ),
     ] {
-        accepted += usize::from(same_read::<Config>(&with("max_win_cents", &value), what));
+        accepted +=
+            usize::from(same_read::<Config>(&with("max_win_cents", &value), what).is_some());
     }
-    accepted += usize::from(same_read::<Config>(
-        &with(
-            "stakes_cents",
-            &Set::new(&Array::of2(&50.into(), &100.into())).into(),
-        ),
-        "a Set of stakes",
-    ));
+    accepted += usize::from(
+        same_read::<Config>(
+            &with(
+                "stakes_cents",
+                &Set::new(&Array::of2(&50.into(), &100.into())).into(),
+            ),
+            "a Set of stakes",
+        )
+        .is_some(),
+    );
     assert!(accepted > 10, "{accepted}");
     for item in [JsValue::UNDEFINED, JsValue::NULL] {
         let items = Array::of1(&item);
@@ -388,7 +399,7 @@ fn fields_of_any_kind_read_as_serde_wasm_bindgen_reads_them() {
 #[wasm_bindgen_test]
 fn requests_and_messages_are_written_as_serde_wasm_bindgen_writes_them() {
     let requests = [
-        json!({"stake_cents": 100, "idempotency_key": "k-1", "client_nonce": "ab"}),
+        json!({"stake_cents": 100, "idempotency_key": "k-1", "client_nonce": "00112233445566778899aabbccddeeff"}),
         json!({"stake_cents": 100, "idempotency_key": "k-1"}),
     ];
     for request in requests {
@@ -435,5 +446,9 @@ fn requests_and_messages_are_written_as_serde_wasm_bindgen_writes_them() {
             balance_cents: beyond,
         };
         assert_eq!(same_writing(&message), beyond < (1u64 << 53));
+        let mut commitment = block().commitment;
+        commitment.commitment.block = beyond;
+        let book = [commitment];
+        assert_eq!(same_writing(&book[..]), beyond < (1u64 << 53));
     }
 }

@@ -7,6 +7,7 @@ use crate::api::BlockList;
 use crate::commitments::{CommitmentBook, Equivocation};
 use crate::dom::{load_pref, save_pref};
 use crate::js_read::FromJs;
+use crate::js_write::ToJs;
 use crate::operator_key::OperatorKey;
 use eldorado_engine::SignedCommitment;
 
@@ -36,9 +37,12 @@ impl Inner {
             .book
             .borrow_mut()
             .remember_all(list.blocks.iter().map(|b| &b.commitment), &operator.key);
-        // JSON-compatible: the signed objects flatten their fields, which
-        // the default serializer would turn into a `Map` that JSON drops.
-        let saved = crate::js_encode::to_value(&self.book.borrow().saved())
+        // Plain objects (a `Map` would be dropped by JSON.stringify).
+        let saved = self
+            .book
+            .borrow()
+            .saved()
+            .to_js()
             .ok()
             .and_then(|js| js_sys::JSON::stringify(&js).ok())
             .map(String::from);
