@@ -1,14 +1,15 @@
 //! The page's reader and writer of JavaScript values (`js_read` and
 //! `js_write`, by hand: issue 13's size cut) do exactly what
-//! serde-wasm-bindgen does with the types' serde derives: every API shape the page reads, as
-//! the server writes it, and each of its fields (nested ones too) removed or
-//! replaced by a value of another kind (null, text, fraction, negative,
-//! beyond 2^53, object, array) is accepted or refused alike and read as the
-//! same value; so are values only a posted message or a script can hold
-//! (`undefined`, `BigInt`, `Map`, `Set`, bytes, symbols, functions). Every
-//! request, message and commitment book the page writes, in every variant
-//! serde-wasm-bindgen reads, is written as the same JSON
-//! (`Serializer::json_compatible()`), and refused alike beyond 2^53.
+//! serde-wasm-bindgen does with the types' serde derives: every API shape
+//! the page reads, as the server writes it, and each of its fields (nested
+//! ones too) removed or replaced by a value of another kind (null, text,
+//! fraction, negative, past u8 or u32, beyond 2^53, object, array) is
+//! accepted or refused alike and read as the same value; so are values only
+//! a posted message or a script can hold (`undefined`, `BigInt`, `Map`,
+//! `Set`, bytes, symbols, functions). Every request, message and commitment
+//! book the page writes, in every variant serde-wasm-bindgen reads, is
+//! written as the same JSON (`Serializer::json_compatible()`), and refused
+//! alike beyond 2^53.
 
 use eldorado_engine::commit::SignedCommitment;
 use eldorado_web::api::{
@@ -35,6 +36,9 @@ fn replacements() -> Vec<Value> {
         json!(1.5),
         json!(-1),
         json!(9_007_199_254_740_993u64),
+        // Past u8 and u32.
+        json!(256),
+        json!(4_294_967_296u64),
         json!(0),
         json!(true),
         json!({}),
