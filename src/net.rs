@@ -7,9 +7,9 @@ use crate::api::{
     SaleResponse, Session,
 };
 use crate::console::LogFailure;
+use crate::js_read::{FromJs, Refused};
+use crate::js_write::ToJs;
 use crate::protection::Refusal;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use wasm_bindgen::{JsCast, JsValue};
@@ -56,25 +56,25 @@ impl HttpBackend {
         HttpBackend { timeout_ms: 10_000 }
     }
 
-    fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
+    fn get<T: FromJs + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
         decoded(self.request("GET", path, token, None, Body::Json))
     }
 
-    fn post<T: DeserializeOwned + 'static>(
+    fn post<T: FromJs + 'static>(
         &self,
         path: &str,
         token: Option<&str>,
-        body: &impl Serialize,
+        body: &impl ToJs,
     ) -> Reply<T> {
         self.send("POST", path, token, body)
     }
 
-    fn send<T: DeserializeOwned + 'static>(
+    fn send<T: FromJs + 'static>(
         &self,
         method: &'static str,
         path: &str,
         token: Option<&str>,
-        body: &impl Serialize,
+        body: &impl ToJs,
     ) -> Reply<T> {
         match to_json(body) {
             Ok(body) => decoded(self.request(method, path, token, Some(body), Body::Json)),
@@ -99,10 +99,8 @@ impl HttpBackend {
     }
 }
 
-fn decoded<T: DeserializeOwned + 'static>(reply: Reply<JsValue>) -> Reply<T> {
-    Box::pin(
-        async move { crate::js_decode::from_value(reply.await?).map_err(|_| NetError::Decode) },
-    )
+fn decoded<T: FromJs + 'static>(reply: Reply<JsValue>) -> Reply<T> {
+    Box::pin(async move { T::from_js(&reply.await?).map_err(|_| NetError::Decode) })
 }
 
 impl Backend for HttpBackend {
@@ -178,8 +176,13 @@ impl Backend for HttpBackend {
     }
 }
 
-#[derive(Serialize)]
 struct Empty {}
+
+impl ToJs for Empty {
+    fn to_js(&self) -> Result<JsValue, Refused> {
+        Ok(js_sys::Object::new().into())
+    }
+}
 
 /// How a successful answer's body is read.
 #[derive(Clone, Copy)]
@@ -193,8 +196,8 @@ enum Body {
 
 /// A request body as the JSON text sent. `None` is written `null`, never
 /// left out: the protection requests must name a removed limit.
-pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
-    let js = crate::js_encode::to_value(value).map_err(|_| NetError::Decode)?;
+pub fn to_json(value: &impl ToJs) -> Result<String, NetError> {
+    let js = value.to_js().map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
         .map_err(|_| NetError::Decode)
@@ -254,7 +257,7 @@ async fn fetch(
     if !response.ok() {
         let detail = json
             .ok()
-            .and_then(|j| crate::js_decode::from_value::<ErrorBody>(j).ok())
+            .and_then(|j| ErrorBody::from_js(&j).ok())
             .map(|e| e.error);
         if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
             return Err(NetError::Protection(refusal));

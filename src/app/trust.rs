@@ -6,6 +6,8 @@ use super::Inner;
 use crate::api::BlockList;
 use crate::commitments::{CommitmentBook, Equivocation};
 use crate::dom::{load_pref, save_pref};
+use crate::js_read::FromJs;
+use crate::js_write::ToJs;
 use crate::operator_key::OperatorKey;
 use eldorado_engine::SignedCommitment;
 
@@ -19,7 +21,7 @@ impl Inner {
     pub(super) fn load_book(&self, operator: &OperatorKey) {
         let saved: Vec<SignedCommitment> = load_pref(&storage_key(operator))
             .and_then(|text| js_sys::JSON::parse(&text).ok())
-            .and_then(|js| crate::js_decode::from_value(js).ok())
+            .and_then(|js| Vec::from_js(&js).ok())
             .unwrap_or_default();
         self.book
             .replace(CommitmentBook::from_saved(saved, &operator.key));
@@ -35,9 +37,12 @@ impl Inner {
             .book
             .borrow_mut()
             .remember_all(list.blocks.iter().map(|b| &b.commitment), &operator.key);
-        // JSON-compatible: the signed objects flatten their fields, which
-        // the default serializer would turn into a `Map` that JSON drops.
-        let saved = crate::js_encode::to_value(&self.book.borrow().saved())
+        // Plain objects (a `Map` would be dropped by JSON.stringify).
+        let saved = self
+            .book
+            .borrow()
+            .saved()
+            .to_js()
             .ok()
             .and_then(|js| js_sys::JSON::stringify(&js).ok())
             .map(String::from);
