@@ -2,7 +2,7 @@
 //! can mount the whole game anywhere), then only looked up and updated.
 
 use crate::api::HistoryItem;
-use crate::dom::{child, html, set_attr, set_text, text_child, Lookup};
+use crate::dom::{child, html, set_attr, text_child, Lookup};
 use crate::history::RowResult;
 use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short, format_ratio};
@@ -56,13 +56,6 @@ pub struct Ui {
     pub history_detail: HtmlElement,
     pub info: HtmlElement,
     pub info_body: HtmlElement,
-}
-
-fn button(parent: &Element, class: &str, text: &str) -> Result<HtmlButtonElement, JsValue> {
-    let b: HtmlButtonElement = child(parent, "button", class)?.dyn_into()?;
-    b.set_type("button");
-    b.set_text_content(Some(text));
-    Ok(b)
 }
 
 /// The page's static structure; `{}` are its texts, `{!}` the stake
@@ -217,13 +210,15 @@ impl Ui {
     }
 }
 
+const CHECK: &str = "<li class='eld-check-ok' data-check='{}'>{}</li>";
+
 /// Fills a list with every check that ran on a verified ticket.
 pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), JsValue> {
-    list.set_inner_html("");
+    let mut items = String::new();
     for check in checks {
-        let item = text_child(list, "li", "eld-check-ok", lang.check_label(*check))?;
-        set_attr(&item, "data-check", check.code());
+        items += &html(CHECK, &[check.code(), lang.check_label(*check)])?;
     }
+    list.set_inner_html(&items);
     Ok(())
 }
 
@@ -370,6 +365,15 @@ fn describe_combination(lang: Lang, combination: Combination) -> String {
     }
 }
 
+const HISTORY_ROW: &str = "\
+<tr>\
+    <td>{}</td><td>{}</td><td class='eld-history-result'>{}</td><td>{}</td><td class='eld-history-block'>{}</td>\
+    <td>\
+        <button class='eld-history-open' type='button' aria-label='{}' data-sale='{}'>↗</button>\
+        <button class='eld-history-receipt' type='button' aria-label='{}' data-receipt='{}'>{}</button>\
+    </td>\
+</tr>";
+
 /// One history row, its result as this page may show it.
 pub fn history_row(
     body: &Element,
@@ -379,51 +383,52 @@ pub fn history_row(
 ) -> Result<(), JsValue> {
     let t = lang.texts();
     let money = lang.money_notation();
-    let row = child(body, "tr", "")?;
     let date = js_sys::Date::new(&JsValue::from_f64(item.sold_at_ms as f64));
     let locale = match lang {
         Lang::Fr => "fr-FR",
         Lang::En => "en-GB",
     };
     let when: String = date.to_locale_string(locale, &JsValue::UNDEFINED).into();
-    text_child(&row, "td", "", &when)?;
-    text_child(&row, "td", "", &format_cents(item.stake_cents, money))?;
-    let cell = child(&row, "td", "eld-history-result")?;
-    fill_row_result(&cell, lang, result);
     let status = if item.is_revealed() {
         t.revealed
     } else {
         t.unrevealed
     };
-    text_child(&row, "td", "", status)?;
-    text_child(
-        &row,
-        "td",
-        "eld-history-block",
-        &format!("{} / {}", item.block, item.position),
-    )?;
-    let cell = child(&row, "td", "")?;
-    let open = button(&cell, "eld-history-open", "↗")?;
-    let label = match lang {
-        Lang::Fr => format!("Voir le ticket n° {}", item.sale_id),
-        Lang::En => format!("Show ticket no. {}", item.sale_id),
+    let sale = item.sale_id.to_string();
+    let (open, receipt) = match lang {
+        Lang::Fr => (
+            format!("Voir le ticket n° {sale}"),
+            format!("Télécharger le reçu du ticket n° {sale}"),
+        ),
+        Lang::En => (
+            format!("Show ticket no. {sale}"),
+            format!("Download the receipt of ticket no. {sale}"),
+        ),
     };
-    set_attr(&open, "aria-label", &label);
-    set_attr(&open, "data-sale", &item.sale_id.to_string());
-    let receipt = button(&cell, "eld-history-receipt", t.receipt)?;
-    let label = match lang {
-        Lang::Fr => format!("Télécharger le reçu du ticket n° {}", item.sale_id),
-        Lang::En => format!("Download the receipt of ticket no. {}", item.sale_id),
-    };
-    set_attr(&receipt, "aria-label", &label);
-    set_attr(&receipt, "data-receipt", &item.sale_id.to_string());
-    Ok(())
+    body.insert_adjacent_html(
+        "beforeend",
+        &html(
+            HISTORY_ROW,
+            &[
+                &when,
+                &format_cents(item.stake_cents, money),
+                &row_result_text(lang, result),
+                status,
+                &format!("{} / {}", item.block, item.position),
+                &open,
+                &sale,
+                &receipt,
+                &sale,
+                t.receipt,
+            ],
+        )?,
+    )
 }
 
-/// A history row's result cell: a result only once revealed and verified.
-fn fill_row_result(cell: &Element, lang: Lang, result: RowResult) {
+/// A history row's result: a result only once revealed and verified.
+fn row_result_text(lang: Lang, result: RowResult) -> String {
     let t = lang.texts();
-    let text = match result {
+    match result {
         RowResult::NotRevealed => t.history_hidden.to_owned(),
         RowResult::Unverified => t.not_verified.to_owned(),
         RowResult::Won(prize) => {
@@ -431,6 +436,5 @@ fn fill_row_result(cell: &Element, lang: Lang, result: RowResult) {
         }
         RowResult::Lost => t.lost.to_owned(),
         RowResult::Refused => t.history_refused.to_owned(),
-    };
-    set_text(cell, &text);
+    }
 }
