@@ -20,7 +20,6 @@ pub(in crate::app) struct GuardUi {
     pub(super) status: HtmlElement,
     pub(super) panel: HtmlElement,
     pub(super) panel_title: HtmlElement,
-    pub(super) panel_close: HtmlButtonElement,
     pub(super) stake_now: HtmlElement,
     pub(super) stake_used: HtmlElement,
     pub(super) stake_pending: HtmlElement,
@@ -37,7 +36,6 @@ pub(in crate::app) struct GuardUi {
     pub(super) dialog: HtmlElement,
     pub(super) figures: [HtmlElement; 5],
     pub(super) continue_button: HtmlButtonElement,
-    pub(super) stop_button: HtmlButtonElement,
     pub(super) warning: HtmlElement,
 }
 
@@ -221,7 +219,6 @@ impl GuardUi {
             status: l.get(".eld-guard-status"),
             panel: l.get(".eld-limits"),
             panel_title: l.get("#eld-limits-title"),
-            panel_close: l.get(".eld-limits-close").unchecked_into(),
             stake_now: l.get(".eld-limit .eld-limit-now"),
             stake_used: l.get(".eld-limit .eld-limit-used"),
             stake_pending: l.get(".eld-limit .eld-limit-pending"),
@@ -238,7 +235,6 @@ impl GuardUi {
             dialog: l.get(".eld-reality"),
             figures: FIGURES.map(|name| l.get(&format!("[data-figure={name}]"))),
             continue_button: l.get(".eld-reality-continue").unchecked_into(),
-            stop_button: l.get(".eld-reality-stop").unchecked_into(),
             warning: l.get(".eld-responsible"),
         };
         l.finish()?;
