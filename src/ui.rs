@@ -345,7 +345,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
 /// name says it for screen readers).
 fn symbol_picture(parent: &Element, symbol: Symbol) -> Result<(), JsValue> {
     const SIDE: u32 = 56;
-    let picture: web_sys::HtmlCanvasElement = child(parent, "canvas", "eld-sym")?.dyn_into()?;
+    let picture: web_sys::HtmlCanvasElement = child(parent, "canvas", "eld-sym")?.unchecked_into();
     set_attr(&picture, "aria-hidden", "true");
     picture.set_width(SIDE);
     picture.set_height(SIDE);

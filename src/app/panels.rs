@@ -292,7 +292,7 @@ impl Inner {
         let dpr = crate::dom::window()?.device_pixel_ratio();
         for (index, grid) in ticket.grids.iter().enumerate() {
             let figure = crate::dom::child(detail, "figure", "eld-history-grid")?;
-            let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.dyn_into()?;
+            let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.unchecked_into();
             set_attr(&canvas, "aria-hidden", "true");
             figure.append_child(&canvas)?;
             let label = if index == 0 {
