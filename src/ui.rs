@@ -1,8 +1,8 @@
-//! The page's elements: built once in Rust (so the tests can mount the
-//! whole game anywhere), then only updated.
+//! The page's elements: built once from a template in Rust (so the tests
+//! can mount the whole game anywhere), then only looked up and updated.
 
 use crate::api::HistoryItem;
-use crate::dom::{child, set_attr, set_text, text_child};
+use crate::dom::{child, html, set_attr, text_child, Lookup};
 use crate::history::RowResult;
 use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short, format_ratio};
@@ -58,189 +58,167 @@ pub struct Ui {
     pub info_body: HtmlElement,
 }
 
-fn button(parent: &Element, class: &str, text: &str) -> Result<HtmlButtonElement, JsValue> {
-    let b: HtmlButtonElement = child(parent, "button", class)?.dyn_into()?;
-    b.set_type("button");
-    b.set_text_content(Some(text));
-    Ok(b)
-}
+/// The page's static structure; `{}` are its texts, `{!}` the stake
+/// buttons (no whitespace between tags: it would add text nodes).
+const PAGE: &str = "\
+<header class='eld-top'>\
+    <h1 class='eld-title'>{}</h1>\
+    <p class='eld-balance'><span class='eld-balance-label'>{}</span><strong class='eld-balance-value'>–</strong></p>\
+    <p class='eld-last-win'><span class='eld-balance-label'>{}</span><strong class='eld-last-win-value'>–</strong></p>\
+    <button class='eld-mute' type='button'>{}</button>\
+    <a class='eld-lobby' target='_top' hidden>{}</a>\
+    <button class='eld-turbo' type='button' aria-pressed='false'>{}</button>\
+    <button class='eld-help' type='button' aria-label='{}' title='{}'>?</button>\
+</header>\
+<div class='eld-resume' hidden><p>{}</p><button class='eld-resume-btn' type='button'>{}</button></div>\
+<div class='eld-stage'>\
+    <div class='eld-board' role='img' aria-label='{}' tabindex='0' aria-description='{}'>\
+        <canvas class='eld-canvas' aria-hidden='true' width='500' height='300'></canvas>\
+        <div class='eld-popup' hidden role='dialog' aria-labelledby='eld-popup-text'>\
+            <p class='eld-popup-text' id='eld-popup-text'></p>\
+            <button class='eld-popup-ok' type='button'>{}</button>\
+        </div>\
+    </div>\
+    <div class='eld-extra-zone' role='img' hidden><span class='eld-extra-label'>{}</span><strong class='eld-extra-count'>0</strong></div>\
+</div>\
+<p class='eld-caption'></p>\
+<p class='eld-money-tag' hidden>{}</p>\
+<div class='eld-controls'>\
+    <fieldset class='eld-stakes'><legend>{}</legend>{!}</fieldset>\
+    <button class='eld-play' type='button' aria-keyshortcuts='Space Enter'>{}</button>\
+</div>\
+<div class='eld-notice' hidden>\
+    <p class='eld-notice-text'></p>\
+    <button class='eld-retry' type='button'>{}</button>\
+    <a class='eld-notice-lobby' target='_top' hidden>{}</a>\
+</div>\
+<details class='eld-badge' hidden>\
+    <summary><span class='eld-badge-label'>{}</span></summary>\
+    <p>{}</p><ul class='eld-checks'></ul><p class='eld-key'></p>\
+</details>\
+<div class='eld-live' aria-live='polite' aria-atomic='true' role='status'></div>\
+<details class='eld-history'>\
+    <summary>{}</summary>\
+    <table class='eld-history-table'>\
+        <thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th></th></tr></thead>\
+        <tbody></tbody>\
+    </table>\
+    <button class='eld-history-more' type='button' hidden>{}</button>\
+    <div class='eld-history-detail'></div>\
+</details>\
+<details class='eld-info'><summary>{}</summary><div class='eld-info-body'></div></details>\
+<footer class='eld-footer'><p class='eld-decided'>{}</p><p class='eld-responsible'>{}</p></footer>";
 
-/// A hidden link that leaves the game for the portal: it replaces the
-/// whole portal page (`target="_top"`), which browsers allow a framed page
-/// on a player's click.
-fn lobby_link(parent: &Element, class: &str, text: &str) -> Result<HtmlAnchorElement, JsValue> {
-    let link: HtmlAnchorElement = child(parent, "a", class)?.dyn_into()?;
-    link.set_text_content(Some(text));
-    link.set_target("_top");
-    link.set_hidden(true);
-    Ok(link)
-}
+const STAKE: &str = "<button class='eld-stake' type='button' data-stake='{}'>{}</button>";
 
 impl Ui {
     pub fn build(root: &HtmlElement, lang: Lang, stakes: &[u64]) -> Result<Ui, JsValue> {
         let t = lang.texts();
         let money = lang.money_notation();
-        root.set_inner_html("");
+        let mut stake_html = String::new();
+        for &stake in stakes {
+            stake_html += &html(
+                STAKE,
+                &[&stake.to_string(), &format_cents_short(stake, money)],
+            )?;
+        }
+        root.set_inner_html(&html(
+            PAGE,
+            &[
+                t.title,
+                t.balance,
+                lang.last_win(),
+                t.sound_on,
+                lang.lobby(),
+                lang.turbo(),
+                lang.help(),
+                lang.help(),
+                t.resume_offer,
+                t.resume,
+                t.grid_label,
+                lang.uncover_hint(),
+                t.ok,
+                t.extra,
+                t.play_money,
+                t.stake,
+                &stake_html,
+                t.play,
+                t.retry,
+                lang.back_to_lobby(),
+                t.verified,
+                t.checks_intro,
+                t.history,
+                t.history_time,
+                t.stake,
+                t.history_result,
+                t.history_status,
+                lang.protection().history_block,
+                t.history_more,
+                t.rules,
+                t.decided_by_ticket,
+                t.responsible,
+            ],
+        )?);
         root.class_list().add_1("eld")?;
         set_attr(root, "lang", lang.code());
 
-        let top = child(root, "header", "eld-top")?;
-        text_child(&top, "h1", "eld-title", t.title)?;
-        let wallet = child(&top, "p", "eld-balance")?;
-        text_child(&wallet, "span", "eld-balance-label", t.balance)?;
-        let balance = text_child(&wallet, "strong", "eld-balance-value", "–")?;
-        let last = child(&top, "p", "eld-last-win")?;
-        text_child(&last, "span", "eld-balance-label", lang.last_win())?;
-        let last_win = text_child(&last, "strong", "eld-last-win-value", "–")?;
-        let mute = button(&top, "eld-mute", t.sound_on)?;
-        let lobby = lobby_link(&top, "eld-lobby", lang.lobby())?;
-        let turbo = button(&top, "eld-turbo", lang.turbo())?;
-        set_attr(&turbo, "aria-pressed", "false");
-        let help = button(&top, "eld-help", "?")?;
-        set_attr(&help, "aria-label", lang.help());
-        set_attr(&help, "title", lang.help());
-
-        let resume_box = child(root, "div", "eld-resume")?;
-        resume_box.set_hidden(true);
-        text_child(&resume_box, "p", "", t.resume_offer)?;
-        let resume = button(&resume_box, "eld-resume-btn", t.resume)?;
-
-        let stage = child(root, "div", "eld-stage")?;
-        let board_box = child(&stage, "div", "eld-board")?;
-        set_attr(&board_box, "role", "img");
-        set_attr(&board_box, "aria-label", t.grid_label);
-        // Focusable, so that the keyboard can uncover columns early.
-        set_attr(&board_box, "tabindex", "0");
-        set_attr(&board_box, "aria-description", lang.uncover_hint());
-        let canvas: HtmlCanvasElement = child(&board_box, "canvas", "eld-canvas")?.dyn_into()?;
-        // The live region speaks the grid; the drawing itself says nothing.
-        set_attr(&canvas, "aria-hidden", "true");
-        canvas.set_width(500);
-        canvas.set_height(300);
-        let popup = child(&board_box, "div", "eld-popup")?;
-        popup.set_hidden(true);
-        set_attr(&popup, "role", "dialog");
-        set_attr(&popup, "aria-labelledby", "eld-popup-text");
-        let popup_text = child(&popup, "p", "eld-popup-text")?;
-        popup_text.set_id("eld-popup-text");
-        let popup_ok = button(&popup, "eld-popup-ok", t.ok)?;
-        let extra_zone = child(&stage, "div", "eld-extra-zone")?;
-        // Without a role, a `div`'s `aria-label` is read by no screen reader.
-        set_attr(&extra_zone, "role", "img");
-        text_child(&extra_zone, "span", "eld-extra-label", t.extra)?;
-        let extra_count = text_child(&extra_zone, "strong", "eld-extra-count", "0")?;
-        extra_zone.set_hidden(true);
-
-        let caption = text_child(root, "p", "eld-caption", "")?;
-        let money_tag = text_child(root, "p", "eld-money-tag", t.play_money)?;
-        money_tag.set_hidden(true);
-
-        let controls = child(root, "div", "eld-controls")?;
-        let group = child(&controls, "fieldset", "eld-stakes")?;
-        text_child(&group, "legend", "", t.stake)?;
-        let mut stake_buttons = Vec::new();
-        for &stake in stakes {
-            let b = button(&group, "eld-stake", &format_cents_short(stake, money))?;
-            set_attr(&b, "data-stake", &stake.to_string());
-            stake_buttons.push((stake, b));
-        }
-        let play = button(&controls, "eld-play", t.play)?;
-        set_attr(&play, "aria-keyshortcuts", "Space Enter");
-
-        let notice = child(root, "div", "eld-notice")?;
-        notice.set_hidden(true);
-        let notice_text = child(&notice, "p", "eld-notice-text")?;
-        let retry = button(&notice, "eld-retry", t.retry)?;
-        let notice_lobby = lobby_link(&notice, "eld-notice-lobby", lang.back_to_lobby())?;
-
-        let badge = child(root, "details", "eld-badge")?;
-        badge.set_hidden(true);
-        let summary = child(&badge, "summary", "")?;
-        let badge_label = text_child(&summary, "span", "eld-badge-label", t.verified)?;
-        text_child(&badge, "p", "", t.checks_intro)?;
-        let badge_list = child(&badge, "ul", "eld-checks")?;
-        let badge_key = text_child(&badge, "p", "eld-key", "")?;
-
-        let live = child(root, "div", "eld-live")?;
-        set_attr(&live, "aria-live", "polite");
-        set_attr(&live, "aria-atomic", "true");
-        set_attr(&live, "role", "status");
-
-        let history = child(root, "details", "eld-history")?;
-        text_child(&history, "summary", "", t.history)?;
-        let table = child(&history, "table", "eld-history-table")?;
-        let head = child(&table, "thead", "")?;
-        let row = child(&head, "tr", "")?;
-        for title in [
-            t.history_time,
-            t.stake,
-            t.history_result,
-            t.history_status,
-            lang.protection().history_block,
-            "",
-        ] {
-            text_child(&row, "th", "", title)?;
-        }
-        let history_body = child(&table, "tbody", "")?;
-        let history_more = button(&history, "eld-history-more", t.history_more)?;
-        history_more.set_hidden(true);
-        let history_detail = child(&history, "div", "eld-history-detail")?;
-
-        let info = child(root, "details", "eld-info")?;
-        text_child(&info, "summary", "", t.rules)?;
-        let info_body = child(&info, "div", "eld-info-body")?;
-
-        let footer = child(root, "footer", "eld-footer")?;
-        text_child(&footer, "p", "eld-decided", t.decided_by_ticket)?;
-        text_child(&footer, "p", "eld-responsible", t.responsible)?;
-
-        Ok(Ui {
+        let mut l = Lookup::new(root);
+        let stake_buttons = l.after(".eld-stakes > legend", stakes.len());
+        let ui = Ui {
             root: root.clone(),
-            balance,
-            mute,
-            lobby,
-            last_win,
-            help,
-            turbo,
-            resume_box,
-            resume,
-            canvas,
-            board_box,
-            popup,
-            popup_text,
-            popup_ok,
-            extra_zone,
-            extra_count,
-            caption,
-            money_tag,
-            stakes: stake_buttons,
-            play,
-            notice,
-            notice_text,
-            retry,
-            notice_lobby,
-            badge,
-            badge_label,
-            badge_list,
-            badge_key,
-            live,
-            history,
-            history_body,
-            history_more,
-            history_detail,
-            info,
-            info_body,
-        })
+            balance: l.get(".eld-balance-value"),
+            mute: l.get(".eld-mute").unchecked_into(),
+            lobby: l.get(".eld-lobby").unchecked_into(),
+            last_win: l.get(".eld-last-win-value"),
+            help: l.get(".eld-help").unchecked_into(),
+            turbo: l.get(".eld-turbo").unchecked_into(),
+            resume_box: l.get(".eld-resume"),
+            resume: l.get(".eld-resume-btn").unchecked_into(),
+            canvas: l.get(".eld-canvas").unchecked_into(),
+            board_box: l.get(".eld-board"),
+            popup: l.get(".eld-popup"),
+            popup_text: l.get(".eld-popup-text"),
+            popup_ok: l.get(".eld-popup-ok").unchecked_into(),
+            extra_zone: l.get(".eld-extra-zone"),
+            extra_count: l.get(".eld-extra-count"),
+            caption: l.get(".eld-caption"),
+            money_tag: l.get(".eld-money-tag"),
+            stakes: stakes
+                .iter()
+                .copied()
+                .zip(stake_buttons.into_iter().map(JsCast::unchecked_into))
+                .collect(),
+            play: l.get(".eld-play").unchecked_into(),
+            notice: l.get(".eld-notice"),
+            notice_text: l.get(".eld-notice-text"),
+            retry: l.get(".eld-retry").unchecked_into(),
+            notice_lobby: l.get(".eld-notice-lobby").unchecked_into(),
+            badge: l.get(".eld-badge"),
+            badge_label: l.get(".eld-badge-label"),
+            badge_list: l.get(".eld-checks"),
+            badge_key: l.get(".eld-key"),
+            live: l.get(".eld-live"),
+            history: l.get(".eld-history"),
+            history_body: l.get(".eld-history-table > tbody"),
+            history_more: l.get(".eld-history-more").unchecked_into(),
+            history_detail: l.get(".eld-history-detail"),
+            info: l.get(".eld-info"),
+            info_body: l.get(".eld-info-body"),
+        };
+        l.finish()?;
+        Ok(ui)
     }
 }
 
+const CHECK: &str = "<li class='eld-check-ok' data-check='{}'>{}</li>";
+
 /// Fills a list with every check that ran on a verified ticket.
 pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), JsValue> {
-    list.set_inner_html("");
+    let mut items = String::new();
     for check in checks {
-        let item = text_child(list, "li", "eld-check-ok", lang.check_label(*check))?;
-        set_attr(&item, "data-check", check.code());
+        items += &html(CHECK, &[check.code(), lang.check_label(*check)])?;
     }
+    list.set_inner_html(&items);
     Ok(())
 }
 
@@ -367,7 +345,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
 /// name says it for screen readers).
 fn symbol_picture(parent: &Element, symbol: Symbol) -> Result<(), JsValue> {
     const SIDE: u32 = 56;
-    let picture: web_sys::HtmlCanvasElement = child(parent, "canvas", "eld-sym")?.dyn_into()?;
+    let picture: web_sys::HtmlCanvasElement = child(parent, "canvas", "eld-sym")?.unchecked_into();
     set_attr(&picture, "aria-hidden", "true");
     picture.set_width(SIDE);
     picture.set_height(SIDE);
@@ -387,6 +365,15 @@ fn describe_combination(lang: Lang, combination: Combination) -> String {
     }
 }
 
+const HISTORY_ROW: &str = "\
+<tr>\
+    <td>{}</td><td>{}</td><td class='eld-history-result'>{}</td><td>{}</td><td class='eld-history-block'>{}</td>\
+    <td>\
+        <button class='eld-history-open' type='button' aria-label='{}' data-sale='{}'>↗</button>\
+        <button class='eld-history-receipt' type='button' aria-label='{}' data-receipt='{}'>{}</button>\
+    </td>\
+</tr>";
+
 /// One history row, its result as this page may show it.
 pub fn history_row(
     body: &Element,
@@ -396,51 +383,52 @@ pub fn history_row(
 ) -> Result<(), JsValue> {
     let t = lang.texts();
     let money = lang.money_notation();
-    let row = child(body, "tr", "")?;
     let date = js_sys::Date::new(&JsValue::from_f64(item.sold_at_ms as f64));
     let locale = match lang {
         Lang::Fr => "fr-FR",
         Lang::En => "en-GB",
     };
     let when: String = date.to_locale_string(locale, &JsValue::UNDEFINED).into();
-    text_child(&row, "td", "", &when)?;
-    text_child(&row, "td", "", &format_cents(item.stake_cents, money))?;
-    let cell = child(&row, "td", "eld-history-result")?;
-    fill_row_result(&cell, lang, result);
     let status = if item.is_revealed() {
         t.revealed
     } else {
         t.unrevealed
     };
-    text_child(&row, "td", "", status)?;
-    text_child(
-        &row,
-        "td",
-        "eld-history-block",
-        &format!("{} / {}", item.block, item.position),
-    )?;
-    let cell = child(&row, "td", "")?;
-    let open = button(&cell, "eld-history-open", "↗")?;
-    let label = match lang {
-        Lang::Fr => format!("Voir le ticket n° {}", item.sale_id),
-        Lang::En => format!("Show ticket no. {}", item.sale_id),
+    let sale = item.sale_id.to_string();
+    let (open, receipt) = match lang {
+        Lang::Fr => (
+            format!("Voir le ticket n° {sale}"),
+            format!("Télécharger le reçu du ticket n° {sale}"),
+        ),
+        Lang::En => (
+            format!("Show ticket no. {sale}"),
+            format!("Download the receipt of ticket no. {sale}"),
+        ),
     };
-    set_attr(&open, "aria-label", &label);
-    set_attr(&open, "data-sale", &item.sale_id.to_string());
-    let receipt = button(&cell, "eld-history-receipt", t.receipt)?;
-    let label = match lang {
-        Lang::Fr => format!("Télécharger le reçu du ticket n° {}", item.sale_id),
-        Lang::En => format!("Download the receipt of ticket no. {}", item.sale_id),
-    };
-    set_attr(&receipt, "aria-label", &label);
-    set_attr(&receipt, "data-receipt", &item.sale_id.to_string());
-    Ok(())
+    body.insert_adjacent_html(
+        "beforeend",
+        &html(
+            HISTORY_ROW,
+            &[
+                &when,
+                &format_cents(item.stake_cents, money),
+                &row_result_text(lang, result),
+                status,
+                &format!("{} / {}", item.block, item.position),
+                &open,
+                &sale,
+                &receipt,
+                &sale,
+                t.receipt,
+            ],
+        )?,
+    )
 }
 
-/// A history row's result cell: a result only once revealed and verified.
-fn fill_row_result(cell: &Element, lang: Lang, result: RowResult) {
+/// A history row's result: a result only once revealed and verified.
+fn row_result_text(lang: Lang, result: RowResult) -> String {
     let t = lang.texts();
-    let text = match result {
+    match result {
         RowResult::NotRevealed => t.history_hidden.to_owned(),
         RowResult::Unverified => t.not_verified.to_owned(),
         RowResult::Won(prize) => {
@@ -448,6 +436,5 @@ fn fill_row_result(cell: &Element, lang: Lang, result: RowResult) {
         }
         RowResult::Lost => t.lost.to_owned(),
         RowResult::Refused => t.history_refused.to_owned(),
-    };
-    set_text(cell, &text);
+    }
 }

@@ -198,12 +198,9 @@ impl Inner {
             old.remove();
         }
         let in_place = row.and_then(|row| {
-            let doc = row.owner_document()?;
-            let detail_row = crate::dom::el(&doc, "tr", "eld-history-detail-row").ok()?;
-            let cell = crate::dom::child(&detail_row, "td", "").ok()?;
-            set_attr(&cell, "colspan", "5");
-            cell.append_child(detail).ok()?;
-            row.after_with_node_1(&detail_row).ok()
+            row.insert_adjacent_html("afterend", DETAIL_ROW).ok()?;
+            let cell = row.next_element_sibling()?.first_element_child()?;
+            cell.append_child(detail).ok()
         });
         if in_place.is_none() {
             self.ui
@@ -292,7 +289,7 @@ impl Inner {
         let dpr = crate::dom::window()?.device_pixel_ratio();
         for (index, grid) in ticket.grids.iter().enumerate() {
             let figure = crate::dom::child(detail, "figure", "eld-history-grid")?;
-            let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.dyn_into()?;
+            let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.unchecked_into();
             set_attr(&canvas, "aria-hidden", "true");
             figure.append_child(&canvas)?;
             let label = if index == 0 {
@@ -315,3 +312,6 @@ impl Inner {
         Ok(())
     }
 }
+
+/// The row that holds a ticket's detail, right under the ticket opened.
+const DETAIL_ROW: &str = "<tr class='eld-history-detail-row'><td colspan='5'></td></tr>";

@@ -30,66 +30,16 @@ impl Inner {
                 }
             })
         };
-        listeners.push(on(&ui.play, "click", |i, _| Inner::press(i))?);
-        listeners.push(on(&ui.retry, "click", |i, _| {
-            if i.load_failed.get() {
-                Inner::load(i);
-            } else {
-                Inner::press(i);
-            }
-        })?);
-        listeners.push(on(&ui.resume, "click", |i, _| Inner::resume(i))?);
-        listeners.push(on(&ui.popup_ok, "click", |i, _| i.close_popup())?);
-        listeners.push(on(&ui.mute, "click", |i, _| {
-            i.sound.borrow_mut().toggle();
-            i.render();
-        })?);
-        listeners.push(on(&ui.turbo, "click", |i, _| i.toggle_turbo())?);
-        listeners.push(on(&ui.help, "click", |i, _| i.open_help())?);
+        // One listener for every button of the game (a click bubbles up
+        // from the button, or from what is inside it, to the root).
+        listeners.push(on(&ui.root, "click", Inner::on_click)?);
         // A tap on a column, or a drag across columns, uncovers them early.
         listeners.push(on(&ui.canvas, "pointerdown", Inner::on_pointer)?);
         listeners.push(on(&ui.canvas, "pointermove", Inner::on_pointer)?);
         listeners.push(on(&ui.board_box, "keydown", Inner::on_board_key)?);
-        for (stake, b) in &ui.stakes {
-            let stake = *stake;
-            let weak = Rc::downgrade(this);
-            listeners.push(Listener::new(b, "click", move |_| {
-                if let Some(inner) = weak.upgrade() {
-                    if inner.game.borrow_mut().choose_stake(stake) {
-                        inner.render();
-                    }
-                }
-            })?);
-        }
         listeners.push(on(&ui.history, "toggle", |i, _| {
             if i.ui.history.has_attribute("open") {
                 Inner::load_history(i, false);
-            }
-        })?);
-        listeners.push(on(&ui.history_more, "click", |i, _| {
-            Inner::load_history(i, true)
-        })?);
-        listeners.push(on(&ui.history_body, "click", |i, event| {
-            let Some(target) = event
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            else {
-                return;
-            };
-            // One listener for every row: the button's data attribute
-            // names the sale and what to do with it.
-            let sale_of = |attribute: &str| {
-                target
-                    .closest(&format!("[{attribute}]"))
-                    .ok()
-                    .flatten()
-                    .and_then(|b| b.get_attribute(attribute))
-                    .and_then(|s| s.parse::<u64>().ok())
-            };
-            if let Some(sale) = sale_of("data-receipt") {
-                Inner::download_receipt(i, sale);
-            } else if let Some(sale) = sale_of("data-sale") {
-                Inner::open_sale(i, sale);
             }
         })?);
         let doc = crate::dom::document()?;
@@ -158,6 +108,66 @@ impl Inner {
         self.listeners.borrow_mut().clear();
         self.frame.take();
         self.guard_teardown();
+    }
+
+    /// A click on one of the game's buttons, told apart by its class (the
+    /// page's classes never change) or, for the repeated ones, by which it
+    /// is.
+    fn on_click(this: &Rc<Inner>, event: web_sys::Event) {
+        let Some(button) = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("button").ok().flatten())
+        else {
+            return;
+        };
+        // A history row's button names its sale.
+        let sale_of = |attribute: &str| {
+            button
+                .get_attribute(attribute)
+                .and_then(|s| s.parse::<u64>().ok())
+        };
+        match button.class_name().as_str() {
+            "eld-play" => Inner::press(this),
+            "eld-retry" if this.load_failed.get() => Inner::load(this),
+            "eld-retry" => Inner::press(this),
+            "eld-resume-btn" => Inner::resume(this),
+            "eld-popup-ok" => this.close_popup(),
+            "eld-mute" => {
+                this.sound.borrow_mut().toggle();
+                this.render();
+            }
+            "eld-turbo" => this.toggle_turbo(),
+            "eld-help" => this.open_help(),
+            "eld-history-more" => Inner::load_history(this, true),
+            "eld-history-receipt" => {
+                if let Some(sale) = sale_of("data-receipt") {
+                    Inner::download_receipt(this, sale);
+                }
+            }
+            "eld-history-open" => {
+                if let Some(sale) = sale_of("data-sale") {
+                    Inner::open_sale(this, sale);
+                }
+            }
+            "eld-stake" => {
+                let stake = this
+                    .ui
+                    .stakes
+                    .iter()
+                    .find(|(_, b)| {
+                        let b: &web_sys::Element = b;
+                        *b == button
+                    })
+                    .map(|(stake, _)| *stake);
+                if let Some(stake) = stake {
+                    if this.game.borrow_mut().choose_stake(stake) {
+                        this.render();
+                    }
+                }
+            }
+            class => Inner::guard_click(this, class, &button),
+        }
     }
 
     fn on_key(this: &Rc<Inner>, event: web_sys::Event) {

@@ -171,52 +171,57 @@ impl Inner {
                 }
             })
         };
-        let mut listeners = vec![
-            on(&ui.limits_open, "click", |i, _| {
-                let open = i.guard.ui.panel.hidden();
-                Inner::show_panel(i, open);
-            })?,
-            on(&ui.panel_close, "click", |i, _| Inner::show_panel(i, false))?,
-            on(&ui.form, "submit", |i, event| {
-                event.prevent_default();
-                Inner::save_limits(i);
-            })?,
-            on(&ui.continue_button, "click", |i, _| {
-                let now = i.guard.now();
-                if let Some(check) = i.guard.check.borrow_mut().as_mut() {
+        // Its buttons' clicks come through the game's own listener
+        // (`guard_click`).
+        let submit = on(&ui.form, "submit", |i, event| {
+            event.prevent_default();
+            Inner::save_limits(i);
+        })?;
+        this.listeners.borrow_mut().push(submit);
+        Ok(())
+    }
+
+    /// A click on a protection button (`class` is its class).
+    pub(super) fn guard_click(this: &Rc<Inner>, class: &str, button: &web_sys::Element) {
+        let ui = &this.guard.ui;
+        match class {
+            "eld-limits-open" => Inner::show_panel(this, ui.panel.hidden()),
+            "eld-limits-close" => Inner::show_panel(this, false),
+            "eld-reality-continue" => {
+                let now = this.guard.now();
+                if let Some(check) = this.guard.check.borrow_mut().as_mut() {
                     check.resume(now);
                 }
-                i.render();
-                i.ui.play.focus().log_failure("focusing the play button");
-            })?,
-            on(&ui.stop_button, "click", |i, _| {
-                let now = i.guard.now();
-                if let Some(check) = i.guard.check.borrow_mut().as_mut() {
+                this.render();
+                this.ui.play.focus().log_failure("focusing the play button");
+            }
+            "eld-reality-stop" => {
+                let now = this.guard.now();
+                if let Some(check) = this.guard.check.borrow_mut().as_mut() {
                     check.stop(now);
                 }
-                i.render();
-            })?,
-        ];
-        for (minutes, b) in &ui.reality {
-            let minutes = *minutes;
-            let weak = Rc::downgrade(this);
-            listeners.push(Listener::new(b, "click", move |_| {
-                if let Some(inner) = weak.upgrade() {
-                    Inner::set_reality_minutes(&inner, minutes);
+                this.render();
+            }
+            "eld-reality-choice" => {
+                let choice = ui.reality.iter().find(|(_, b)| {
+                    let b: &web_sys::Element = b;
+                    b == button
+                });
+                if let Some((minutes, _)) = choice {
+                    Inner::set_reality_minutes(this, *minutes);
                 }
-            })?);
-        }
-        for (days, b) in &ui.exclusions {
-            let days = *days;
-            let weak = Rc::downgrade(this);
-            listeners.push(Listener::new(b, "click", move |_| {
-                if let Some(inner) = weak.upgrade() {
-                    Inner::exclude(&inner, days);
+            }
+            "eld-exclude" => {
+                let choice = ui.exclusions.iter().find(|(_, b)| {
+                    let b: &web_sys::Element = b;
+                    b == button
+                });
+                if let Some((days, _)) = choice {
+                    Inner::exclude(this, *days);
                 }
-            })?);
+            }
+            _ => {}
         }
-        this.listeners.borrow_mut().extend(listeners);
-        Ok(())
     }
 
     /// The session is loaded: its protection, the session clock and the

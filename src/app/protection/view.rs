@@ -1,10 +1,9 @@
-//! The elements of player protection, built once around the game's own:
-//! the bar under the title, the « Limites de jeu » panel, the status next
-//! to « Jouer », the notice under the board, the reality-check dialog and
-//! the footer's risk warning.
+//! The elements of player protection, built once from templates around
+//! the game's own: the bar under the title, the « Limites de jeu » panel,
+//! the status next to « Jouer », the notice under the board, the
+//! reality-check dialog and the footer's risk warning.
 
-use crate::console::LogFailure;
-use crate::dom::{child, set_attr, text_child};
+use crate::dom::{find, html, set_attr, Lookup};
 use crate::i18n::Lang;
 use crate::protection::EXCLUSION_CHOICES;
 use crate::reality_check::CHOICES;
@@ -21,7 +20,6 @@ pub(in crate::app) struct GuardUi {
     pub(super) status: HtmlElement,
     pub(super) panel: HtmlElement,
     pub(super) panel_title: HtmlElement,
-    pub(super) panel_close: HtmlButtonElement,
     pub(super) stake_now: HtmlElement,
     pub(super) stake_used: HtmlElement,
     pub(super) stake_pending: HtmlElement,
@@ -38,58 +36,89 @@ pub(in crate::app) struct GuardUi {
     pub(super) dialog: HtmlElement,
     pub(super) figures: [HtmlElement; 5],
     pub(super) continue_button: HtmlButtonElement,
-    pub(super) stop_button: HtmlButtonElement,
     pub(super) warning: HtmlElement,
 }
 
-fn button(parent: &Element, class: &str, text: &str) -> Result<HtmlButtonElement, JsValue> {
-    let b: HtmlButtonElement = child(parent, "button", class)?.dyn_into()?;
-    b.set_type("button");
-    b.set_text_content(Some(text));
-    Ok(b)
-}
+/// The bar under the title and the « Limites de jeu » panel it opens;
+/// `{!}` are the reality-check periods and the exclusion choices.
+const BAR_AND_PANEL: &str = "\
+<div class='eld-guard'>\
+    <p class='eld-adults'><strong class='eld-adults-badge' aria-hidden='true'>{}</strong><span class='eld-adults-text'>{}</span></p>\
+    <p class='eld-clock'>\
+        <span class='eld-clock-label' id='eld-clock-label'>{}</span>\
+        <span class='eld-clock-value' role='timer' aria-labelledby='eld-clock-label'>0:00:00</span>\
+    </p>\
+    <button class='eld-limits-open' type='button' aria-expanded='false' aria-controls='eld-limits'>{}</button>\
+    <p class='eld-play-money' hidden>{}</p>\
+</div>\
+<section class='eld-limits' id='eld-limits' hidden aria-labelledby='eld-limits-title'>\
+    <div class='eld-limits-head'>\
+        <h2 id='eld-limits-title' tabindex='-1'>{}</h2><button class='eld-limits-close' type='button'>{}</button>\
+    </div>\
+    <p class='eld-limits-intro'>{}</p>\
+    <p class='eld-guard-excluded' hidden></p>\
+    <div class='eld-limit'>\
+        <h3>{}</h3><p class='eld-limit-now'></p><p class='eld-limit-used'></p><p class='eld-limit-pending' hidden></p>\
+    </div>\
+    <div class='eld-limit'>\
+        <h3>{}</h3><p class='eld-limit-now'></p><p class='eld-limit-used'></p><p class='eld-limit-pending' hidden></p>\
+    </div>\
+    <form class='eld-limits-form' novalidate>\
+        <div class='eld-field'>\
+            <label for='eld-stake-limit'>{}</label>\
+            <input class='eld-amount' id='eld-stake-limit' type='text' inputmode='decimal' autocomplete='off' aria-describedby='eld-limit-hint'>\
+        </div>\
+        <div class='eld-field'>\
+            <label for='eld-loss-limit'>{}</label>\
+            <input class='eld-amount' id='eld-loss-limit' type='text' inputmode='decimal' autocomplete='off' aria-describedby='eld-limit-hint'>\
+        </div>\
+        <p class='eld-hint' id='eld-limit-hint'>{}</p>\
+        <button class='eld-limits-save' type='submit'>{}</button>\
+        <p class='eld-limits-message' role='status'></p>\
+    </form>\
+    <fieldset class='eld-reality-setting'><legend>{}</legend>{!}</fieldset>\
+    <div class='eld-exclusion' role='group' aria-labelledby='eld-exclusion-title'>\
+        <h3 id='eld-exclusion-title'>{}</h3><p>{}</p>{!}\
+    </div>\
+</section>";
 
-/// Inserts `element` right after `anchor` (or at the end of `root`).
-fn place_after(root: &Element, anchor: Option<Element>, element: &Element) {
-    let next = anchor.and_then(|a| a.next_sibling());
-    root.insert_before(element, next.as_ref())
-        .log_failure("placing a protection element");
-}
+const REALITY_CHOICE: &str =
+    "<button class='eld-reality-choice' type='button' data-minutes='{}' aria-pressed='false'>{}</button>";
 
-fn find(root: &Element, selector: &str) -> Option<Element> {
-    root.query_selector(selector).ok().flatten()
-}
+const EXCLUSION_CHOICE: &str = "\
+<button class='eld-exclude' type='button' aria-label='{}' data-days='{}'>\
+    <strong>{}</strong><span class='eld-irreversible'>{}</span>\
+</button>";
 
-/// One weekly limit's lines in the panel: in force, used, pending.
-fn limit_block(
-    parent: &Element,
-    title: &str,
-) -> Result<(HtmlElement, HtmlElement, HtmlElement), JsValue> {
-    let block = child(parent, "div", "eld-limit")?;
-    text_child(&block, "h3", "", title)?;
-    let now = text_child(&block, "p", "eld-limit-now", "")?;
-    let used = text_child(&block, "p", "eld-limit-used", "")?;
-    let pending = text_child(&block, "p", "eld-limit-pending", "")?;
-    pending.set_hidden(true);
-    Ok((now, used, pending))
-}
+/// Next to « Jouer »: why it cannot be pressed.
+const STATUS: &str = "<p class='eld-guard-status' id='eld-guard-status' role='status' hidden></p>";
 
-fn amount_input(
-    form: &Element,
-    id: &str,
-    label: &str,
-    hint_id: &str,
-) -> Result<HtmlInputElement, JsValue> {
-    let field = child(form, "div", "eld-field")?;
-    let label_el = text_child(&field, "label", "", label)?;
-    set_attr(&label_el, "for", id);
-    let input: HtmlInputElement = child(&field, "input", "eld-amount")?.dyn_into()?;
-    input.set_id(id);
-    input.set_type("text");
-    set_attr(&input, "inputmode", "decimal");
-    set_attr(&input, "autocomplete", "off");
-    set_attr(&input, "aria-describedby", hint_id);
-    Ok(input)
+/// On every ticket: its result was fixed when it was bought.
+const FIXED: &str = "<p class='eld-fixed'>{}</p>";
+
+/// The reality check, over everything, between tickets only; `{!}` are
+/// its figures.
+const DIALOG: &str = "\
+<div class='eld-reality' hidden role='alertdialog' aria-modal='true' aria-labelledby='eld-reality-title'>\
+    <div class='eld-reality-card'>\
+        <h2 id='eld-reality-title'>{}</h2>\
+        <dl class='eld-reality-figures'>{!}</dl>\
+        <div class='eld-reality-actions'>\
+            <button class='eld-reality-continue' type='button'>{}</button>\
+            <button class='eld-reality-stop' type='button'>{}</button>\
+        </div>\
+    </div>\
+</div>";
+
+const FIGURE: &str = "<dt>{}</dt><dd data-figure='{}'></dd>";
+
+/// The reality check's figures, by their `data-figure`.
+const FIGURES: [&str; 5] = ["played", "tickets", "stakes", "prizes", "net"];
+
+/// Inserts `html` next to the element of `root` that `selector` names
+/// (`position` as in `insertAdjacentHTML`).
+fn insert(root: &Element, selector: &str, position: &str, html: &str) -> Result<(), JsValue> {
+    find(root, selector)?.insert_adjacent_html(position, html)
 }
 
 impl GuardUi {
@@ -98,174 +127,119 @@ impl GuardUi {
     pub(in crate::app) fn build(ui: &Ui, lang: Lang) -> Result<GuardUi, JsValue> {
         let p = lang.protection();
         let root: &Element = &ui.root;
-        let doc = crate::dom::document()?;
 
-        // The bar under the title: 18+, the session clock, the limits.
-        let bar = crate::dom::el(&doc, "div", "eld-guard")?;
-        place_after(root, find(root, ".eld-top"), &bar);
-        let adults = child(&bar, "p", "eld-adults")?;
-        let badge = text_child(&adults, "strong", "eld-adults-badge", p.adults_badge)?;
-        set_attr(&badge, "aria-hidden", "true");
-        text_child(&adults, "span", "eld-adults-text", p.adults_only)?;
-        let clock_box = child(&bar, "p", "eld-clock")?;
-        let label = text_child(&clock_box, "span", "eld-clock-label", p.clock_label)?;
-        label.set_id("eld-clock-label");
-        let clock = text_child(&clock_box, "span", "eld-clock-value", "0:00:00")?;
-        set_attr(&clock, "role", "timer");
-        set_attr(&clock, "aria-labelledby", "eld-clock-label");
-        let limits_open = button(&bar, "eld-limits-open", p.limits_button)?;
-        set_attr(&limits_open, "aria-expanded", "false");
-        set_attr(&limits_open, "aria-controls", "eld-limits");
-        let play_money = text_child(&bar, "p", "eld-play-money", p.play_money_session)?;
-        play_money.set_hidden(true);
-
-        // The panel, opened by the bar's button.
-        let panel = crate::dom::el(&doc, "section", "eld-limits")?;
-        panel.set_id("eld-limits");
-        panel.set_hidden(true);
-        set_attr(&panel, "aria-labelledby", "eld-limits-title");
-        place_after(root, Some(bar.clone().into()), &panel);
-        let head = child(&panel, "div", "eld-limits-head")?;
-        let panel_title = text_child(&head, "h2", "", p.limits_title)?;
-        panel_title.set_id("eld-limits-title");
-        panel_title.set_tab_index(-1);
-        let panel_close = button(&head, "eld-limits-close", p.close)?;
-        text_child(&panel, "p", "eld-limits-intro", p.limits_intro)?;
-        let panel_status = text_child(&panel, "p", "eld-guard-excluded", "")?;
-        panel_status.set_hidden(true);
-        let (stake_now, stake_used, stake_pending) = limit_block(&panel, p.stake_limit)?;
-        let (loss_now, loss_used, loss_pending) = limit_block(&panel, p.loss_limit)?;
-
-        let form = child(&panel, "form", "eld-limits-form")?;
-        set_attr(&form, "novalidate", "");
-        let stake_input = amount_input(
-            &form,
-            "eld-stake-limit",
-            p.new_stake_limit,
-            "eld-limit-hint",
-        )?;
-        let loss_input = amount_input(&form, "eld-loss-limit", p.new_loss_limit, "eld-limit-hint")?;
-        let hint = text_child(&form, "p", "eld-hint", p.limit_hint)?;
-        hint.set_id("eld-limit-hint");
-        let save: HtmlButtonElement = child(&form, "button", "eld-limits-save")?.dyn_into()?;
-        save.set_type("submit");
-        save.set_text_content(Some(p.save_limits));
-        let limits_message = child(&form, "p", "eld-limits-message")?;
-        set_attr(&limits_message, "role", "status");
-
-        let group = child(&panel, "fieldset", "eld-reality-setting")?;
-        text_child(&group, "legend", "", p.reality_setting)?;
-        let mut reality = Vec::new();
+        let mut reality_html = String::new();
         for minutes in CHOICES {
-            let b = button(
-                &group,
-                "eld-reality-choice",
-                &format!("{minutes} {}", p.minutes),
+            reality_html += &html(
+                REALITY_CHOICE,
+                &[&minutes.to_string(), &format!("{minutes} {}", p.minutes)],
             )?;
-            set_attr(&b, "data-minutes", &minutes.to_string());
-            set_attr(&b, "aria-pressed", "false");
-            reality.push((minutes, b));
         }
-
-        let exclusion = child(&panel, "div", "eld-exclusion")?;
-        set_attr(&exclusion, "role", "group");
-        set_attr(&exclusion, "aria-labelledby", "eld-exclusion-title");
-        let title = text_child(&exclusion, "h3", "", p.exclusion_title)?;
-        title.set_id("eld-exclusion-title");
-        text_child(&exclusion, "p", "", p.exclusion_intro)?;
-        let mut exclusions = Vec::new();
-        for (index, days) in EXCLUSION_CHOICES.into_iter().enumerate() {
-            let b: HtmlButtonElement = child(&exclusion, "button", "eld-exclude")?.dyn_into()?;
-            b.set_type("button");
-            text_child(&b, "strong", "", p.exclusion_choices[index])?;
-            text_child(&b, "span", "eld-irreversible", p.irreversible)?;
-            set_attr(&b, "aria-label", &lang.exclusion_choice_label(index));
-            set_attr(
-                &b,
-                "data-days",
-                &days.map_or_else(|| "none".to_owned(), |d| d.to_string()),
-            );
-            exclusions.push((days, b));
+        let mut exclusion_html = String::new();
+        for (index, (days, choice)) in EXCLUSION_CHOICES
+            .into_iter()
+            .zip(p.exclusion_choices)
+            .enumerate()
+        {
+            exclusion_html += &html(
+                EXCLUSION_CHOICE,
+                &[
+                    &lang.exclusion_choice_label(index),
+                    &days.map_or_else(|| "none".to_owned(), |d| d.to_string()),
+                    choice,
+                    p.irreversible,
+                ],
+            )?;
         }
-
-        // Next to « Jouer »: why it cannot be pressed.
-        let status = crate::dom::el(&doc, "p", "eld-guard-status")?;
-        status.set_id("eld-guard-status");
-        set_attr(&status, "role", "status");
-        status.set_hidden(true);
-        place_after(root, find(root, ".eld-controls"), &status);
-
-        // On every ticket: its result was fixed when it was bought.
-        let fixed = crate::dom::el(&doc, "p", "eld-fixed")?;
-        fixed.set_text_content(Some(p.fixed_at_purchase));
-        place_after(root, find(root, ".eld-caption"), &fixed);
-
-        // The reality check, over everything, between tickets only.
-        let dialog = child(root, "div", "eld-reality")?;
-        dialog.set_hidden(true);
-        set_attr(&dialog, "role", "alertdialog");
-        set_attr(&dialog, "aria-modal", "true");
-        set_attr(&dialog, "aria-labelledby", "eld-reality-title");
-        let card = child(&dialog, "div", "eld-reality-card")?;
-        let title = text_child(&card, "h2", "", p.reality_title)?;
-        title.set_id("eld-reality-title");
-        let list = child(&card, "dl", "eld-reality-figures")?;
-        let mut cells = Vec::new();
-        for (name, term) in [
-            ("played", p.time_played),
-            ("tickets", p.tickets),
-            ("stakes", p.stakes),
-            ("prizes", p.prizes),
-            ("net", p.net),
-        ] {
-            text_child(&list, "dt", "", term)?;
-            let value = text_child(&list, "dd", "", "")?;
-            set_attr(&value, "data-figure", name);
-            cells.push(value);
+        let bar_and_panel = html(
+            BAR_AND_PANEL,
+            &[
+                p.adults_badge,
+                p.adults_only,
+                p.clock_label,
+                p.limits_button,
+                p.play_money_session,
+                p.limits_title,
+                p.close,
+                p.limits_intro,
+                p.stake_limit,
+                p.loss_limit,
+                p.new_stake_limit,
+                p.new_loss_limit,
+                p.limit_hint,
+                p.save_limits,
+                p.reality_setting,
+                &reality_html,
+                p.exclusion_title,
+                p.exclusion_intro,
+                &exclusion_html,
+            ],
+        )?;
+        insert(root, ".eld-top", "afterend", &bar_and_panel)?;
+        insert(root, ".eld-controls", "afterend", STATUS)?;
+        insert(
+            root,
+            ".eld-caption",
+            "afterend",
+            &html(FIXED, &[p.fixed_at_purchase])?,
+        )?;
+        let terms = [p.time_played, p.tickets, p.stakes, p.prizes, p.net];
+        let mut figures_html = String::new();
+        for (term, name) in terms.into_iter().zip(FIGURES) {
+            figures_html += &html(FIGURE, &[term, name])?;
         }
-        let figures: [HtmlElement; 5] = cells
-            .try_into()
-            .map_err(|_| JsValue::from_str("five figures"))?;
-        let actions = child(&card, "div", "eld-reality-actions")?;
-        let continue_button = button(&actions, "eld-reality-continue", p.continue_playing)?;
-        let stop_button = button(&actions, "eld-reality-stop", p.stop_playing)?;
+        root.insert_adjacent_html(
+            "beforeend",
+            &html(
+                DIALOG,
+                &[
+                    p.reality_title,
+                    &figures_html,
+                    p.continue_playing,
+                    p.stop_playing,
+                ],
+            )?,
+        )?;
 
-        // The footer's risk warning takes the official wordings in turn.
-        let warning = match find(root, ".eld-responsible") {
-            Some(existing) => existing.dyn_into()?,
-            None => {
-                let footer = find(root, ".eld-footer").unwrap_or_else(|| root.clone());
-                child(&footer, "p", "eld-responsible")?
-            }
-        };
-        set_attr(&warning, "data-kind", "risk");
-
-        Ok(GuardUi {
-            clock,
-            limits_open,
-            play_money,
-            status,
-            panel,
-            panel_title,
-            panel_close,
-            stake_now,
-            stake_used,
-            stake_pending,
-            loss_now,
-            loss_used,
-            loss_pending,
-            form,
-            stake_input,
-            loss_input,
-            limits_message,
+        let mut l = Lookup::new(root);
+        let reality = CHOICES
+            .into_iter()
+            .zip(l.after(".eld-reality-setting > legend", CHOICES.len()))
+            .map(|(minutes, b)| (minutes, b.unchecked_into()))
+            .collect();
+        let exclusions = EXCLUSION_CHOICES
+            .into_iter()
+            .zip(l.after(".eld-exclusion > p", EXCLUSION_CHOICES.len()))
+            .map(|(days, b)| (days, b.unchecked_into()))
+            .collect();
+        let guard = GuardUi {
+            clock: l.get(".eld-clock-value"),
+            limits_open: l.get(".eld-limits-open").unchecked_into(),
+            play_money: l.get(".eld-play-money"),
+            status: l.get(".eld-guard-status"),
+            panel: l.get(".eld-limits"),
+            panel_title: l.get("#eld-limits-title"),
+            stake_now: l.get(".eld-limit .eld-limit-now"),
+            stake_used: l.get(".eld-limit .eld-limit-used"),
+            stake_pending: l.get(".eld-limit .eld-limit-pending"),
+            loss_now: l.get(".eld-limit + .eld-limit .eld-limit-now"),
+            loss_used: l.get(".eld-limit + .eld-limit .eld-limit-used"),
+            loss_pending: l.get(".eld-limit + .eld-limit .eld-limit-pending"),
+            form: l.get(".eld-limits-form"),
+            stake_input: l.get("#eld-stake-limit").unchecked_into(),
+            loss_input: l.get("#eld-loss-limit").unchecked_into(),
+            limits_message: l.get(".eld-limits-message"),
             reality,
-            panel_status,
+            panel_status: l.get(".eld-guard-excluded"),
             exclusions,
-            dialog,
-            figures,
-            continue_button,
-            stop_button,
-            warning,
-        })
+            dialog: l.get(".eld-reality"),
+            figures: FIGURES.map(|name| l.get(&format!("[data-figure={name}]"))),
+            continue_button: l.get(".eld-reality-continue").unchecked_into(),
+            warning: l.get(".eld-responsible"),
+        };
+        l.finish()?;
+        // The footer's risk warning takes the official wordings in turn.
+        set_attr(&guard.warning, "data-kind", "risk");
+        Ok(guard)
     }
 }
