@@ -8,10 +8,11 @@
 #   www/pkg/eldorado_web_bg-<hash>.wasm   the module
 #   www/pkg/eldorado_web-<hash>.js        the glue, loading that module
 #   www/pkg/main-<hash>.js                www/main.js, importing that glue
+#   www/pkg/style-<hash>.css              www/style.css, minified (csso)
 # <hash>: the first 16 hex digits of the file's SHA-256. The unhashed files
 # stay beside them for the tools that read the bundle by name
 # (www/bench/measure.sh, the source index.html).
-# Each of these four files also gets its brotli (.br, quality 11) and gzip
+# Each of these five files also gets its brotli (.br, quality 11) and gzip
 # (.gz, zopfli or else level 9) forms, which the server sends as the browser accepts:
 # compressed once here at the best level, never per request. Only files
 # written here are precompressed, so none can go stale beside its source.
@@ -25,7 +26,7 @@ hash16() { sha256sum "$1" | cut -c1-16; }
 # glue or of the page must not silently leave the old names in place.
 needs() { grep -qF "$1" "$2" || fail "$2 no longer mentions $1"; }
 
-rm -f "$pkg"/eldorado_web_bg-*.wasm* "$pkg"/eldorado_web-*.js* "$pkg"/main-*.js* "$pkg"/index.html*
+rm -f "$pkg"/eldorado_web_bg-*.wasm* "$pkg"/eldorado_web-*.js* "$pkg"/main-*.js* "$pkg"/style-*.css* "$pkg"/index.html*
 
 wasm=eldorado_web_bg-$(hash16 "$pkg/eldorado_web_bg.wasm").wasm
 cp "$pkg/eldorado_web_bg.wasm" "$pkg/$wasm"
@@ -40,17 +41,31 @@ sed "s#\"./pkg/eldorado_web\.js\"#\"./$glue\"#" www/main.js >"$pkg/main.tmp"
 main=main-$(hash16 "$pkg/main.tmp").js
 mv "$pkg/main.tmp" "$pkg/$main"
 
+# The stylesheet, minified by csso when scripts/setup.sh could install it
+# (comments and spaces only: no rule is merged or moved).
+csso=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/csso/node_modules/.bin/csso
+if [ -x "$csso" ]; then
+    "$csso" www/style.css --no-restructure --output "$pkg/style.tmp"
+else
+    echo "hash-web: no csso (run scripts/setup.sh): the stylesheet is not minified" >&2
+    cp www/style.css "$pkg/style.tmp"
+fi
+style=style-$(hash16 "$pkg/style.tmp").css
+mv "$pkg/style.tmp" "$pkg/$style"
+
 needs '"www/pkg/eldorado_web.js"' index.html
 needs '"www/main.js"' index.html
+needs '"www/style.css"' index.html
 sed -e "s#\"www/pkg/eldorado_web\.js\"#\"www/pkg/$glue\"#" \
-    -e "s#\"www/main\.js\"#\"www/pkg/$main\"#" index.html >"$pkg/index.html"
-echo "hash-web: $pkg/index.html loads $main, $glue, $wasm"
+    -e "s#\"www/main\.js\"#\"www/pkg/$main\"#" \
+    -e "s#\"www/style\.css\"#\"www/pkg/$style\"#" index.html >"$pkg/index.html"
+echo "hash-web: $pkg/index.html loads $main, $glue, $wasm, $style"
 
 if ! command -v node >/dev/null; then
     echo "hash-web: no node (scripts/setup.sh installs it): the server compresses on the fly" >&2
     exit 0
 fi
-node - "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/index.html" <<'JS'
+node - "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html" <<'JS'
 const fs = require("fs");
 const zlib = require("zlib");
 for (const file of process.argv.slice(2)) {
@@ -68,7 +83,7 @@ JS
 # zopfli writes the same gzip format 4-5 % smaller than zlib's level 9
 # (scripts/setup.sh installs it; without it, level 9 stays).
 if command -v zopfli >/dev/null; then
-    for file in "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/index.html"; do
+    for file in "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html"; do
         zopfli -c "$file" >"$file.gz"
     done
 fi

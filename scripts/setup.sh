@@ -67,6 +67,13 @@ if ! command -v zopfli >/dev/null; then
     say "installing zopfli"
     apt_install zopfli || say "zopfli could not be installed: the bundle is gzipped at level 9"
 fi
+# csso minifies the stylesheet (scripts/hash-web.sh).
+if [ ! -x "$tools/csso/node_modules/.bin/csso" ]; then
+    say "installing csso-cli 4 into $tools/csso"
+    # Optional: without it the stylesheet ships unminified.
+    npm install --silent --no-audit --no-fund --prefix "$tools/csso" csso-cli@4 ||
+        say "csso could not be installed: the stylesheet will not be minified"
+fi
 # PostgreSQL: the shared store of a several-server deployment, and what
 # its tests run on (scripts/test-postgres.sh starts it).
 if ! command -v pg_ctlcluster >/dev/null || ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
