@@ -15,13 +15,16 @@ build() { wasm-pack build --profile wasm-release --target web --out-dir www/pkg 
 # The standard library rebuilt for size, and panics that stop the module at
 # once (a trap, as panic=abort already ends in) without carrying panic
 # messages, source locations and their formatting: about 7 KB of the
-# compressed module (docs/BENCHMARKS.md, issue 13). Both are unstable
-# options of the stable compiler, unlocked by RUSTC_BOOTSTRAP=1 for this
-# build only, as the Linux kernel builds its Rust; they need the rust-src
-# component (scripts/setup.sh adds it). If either is missing or refused,
-# the plain build follows, which works the same but is larger.
+# compressed module (docs/BENCHMARKS.md, issue 13). `{:?}` prints nothing
+# (-Zfmt-debug=none, 5 KB more): no text a player or the console needs is
+# Debug output (the engine's error messages are Display only). These are
+# unstable options of the stable compiler, unlocked by RUSTC_BOOTSTRAP=1
+# for this build only, as the Linux kernel builds its Rust; they need the
+# rust-src component (scripts/setup.sh adds it). If it is missing or an
+# option is refused, the plain build follows, which works the same but is
+# larger.
 if rustup component list --installed 2>/dev/null | grep -q '^rust-src' &&
-    RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+    RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zfmt-debug=none -Zlocation-detail=none" \
         build -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size; then
     echo "build-web: standard library rebuilt for size; panics abort at once"
 else

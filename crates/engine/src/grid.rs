@@ -22,9 +22,10 @@ pub struct Grid {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GridParseError {
-    #[error("a grid is 3 rows of 5 symbols separated by '/', got {0:?}")]
+    // Display only: the browser's bundle is built without Debug formatting.
+    #[error("a grid is 3 rows of 5 symbols separated by '/', got \"{0}\"")]
     Shape(String),
-    #[error("unknown symbol {0:?} (the codes are P C S D M R)")]
+    #[error("unknown symbol '{0}' (the codes are P C S D M R)")]
     UnknownSymbol(char),
 }
 

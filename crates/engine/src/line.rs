@@ -85,7 +85,8 @@ pub enum LineOutcome {
 pub enum LineError {
     #[error("a line holds {0} Chance symbols; at most one is allowed")]
     SeveralChance(u8),
-    #[error("a line forms two combinations ({0:?} and {1:?})")]
+    // Display only: the browser's bundle is built without Debug formatting.
+    #[error("a line forms two combinations ({} and {})", .0.name_fr(), .1.name_fr())]
     TwoCombinations(Symbol, Symbol),
 }
 

@@ -52,7 +52,11 @@ pub enum TicketError {
         claimed_cents: u64,
         lines_cents: u64,
     },
-    #[error("winning lines {lines:?} (in stakes) are not an allowed decomposition of any rank")]
+    // Display only: the browser's bundle is built without Debug formatting.
+    #[error(
+        "winning lines [{}] (in stakes) are not an allowed decomposition of any rank",
+        comma_separated(lines)
+    )]
     DecompositionNotAllowed { lines: Vec<u32> },
 }
 
@@ -106,6 +110,18 @@ impl Evaluation {
 }
 
 /// Evaluates grids under the rules, independently of any claim.
+/// `1, 2, 5`, as `{:?}` of the list would print inside its brackets.
+fn comma_separated(values: &[u32]) -> String {
+    let mut out = String::new();
+    for (i, value) in values.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&value.to_string());
+    }
+    out
+}
+
 pub fn evaluate_grids(stake_cents: u64, grids: &[Grid]) -> Result<Evaluation, TicketError> {
     let stake = Stake::from_cents(stake_cents).map_err(|_| TicketError::BadStake(stake_cents))?;
     if grids.is_empty() {
@@ -182,4 +198,18 @@ pub fn validate_ticket(ticket: &Ticket) -> Result<Evaluation, TicketError> {
         });
     }
     Ok(evaluation)
+}
+
+#[cfg(test)]
+mod message_tests {
+    #[test]
+    fn a_refused_decomposition_lists_its_lines_as_before() {
+        let error = super::TicketError::DecompositionNotAllowed {
+            lines: vec![10, 2, 5],
+        };
+        assert_eq!(
+            error.to_string(),
+            "winning lines [10, 2, 5] (in stakes) are not an allowed decomposition of any rank"
+        );
+    }
 }
