@@ -11,6 +11,8 @@
 //! literal naming every field, so a field added to an API type is a compile
 //! error here rather than a silent difference; the engine's own
 //! constructors (`from_hex`, the grid's parser) decide what they accept.
+//! The literals read the fields without heap data first: a refusal then
+//! has less already read to drop (`Refused` does not say which field).
 
 use crate::api::{
     BlockInfo, BlockList, BlockStatus, Config, ErrorBody, ErrorDetail, HistoryItem, HistoryPage,
@@ -451,10 +453,10 @@ impl FromJs for Ticket {
         Ok(Ticket {
             position: f.get("position")?,
             stake_cents: f.get("stake_cents")?,
-            grids: f.get("grids")?,
             prize_cents: f.get("prize_cents")?,
             extras: f.get("extras")?,
             salt: f.get("salt")?,
+            grids: f.get("grids")?,
         })
     }
 }
@@ -468,11 +470,11 @@ impl FromJs for SignedSale {
                 sale_id: f.get("sale_id")?,
                 block: f.get("block")?,
                 tickets: f.get("tickets")?,
+                sold_at_ms: f.get("sold_at_ms")?,
+                client_nonce: f.get("client_nonce")?,
                 ticket: f.get("ticket")?,
                 proof: f.get("proof")?,
                 player: f.get("player")?,
-                sold_at_ms: f.get("sold_at_ms")?,
-                client_nonce: f.get("client_nonce")?,
             },
             signature: f.get("signature")?,
         })
@@ -502,12 +504,12 @@ impl FromJs for SaleResponse {
     fn from_js(value: &JsValue) -> Result<SaleResponse> {
         let f = Fields::of(value)?;
         Ok(SaleResponse {
-            sale: f.get("sale")?,
-            commitment: f.get("commitment")?,
             balance_before_cents: f.get("balance_before_cents")?,
             balance_after_cents: f.get("balance_after_cents")?,
             revealed: f.get("revealed")?,
             complete: f.get("complete")?,
+            commitment: f.get("commitment")?,
+            sale: f.get("sale")?,
         })
     }
 }
@@ -540,14 +542,14 @@ impl FromJs for Config {
     fn from_js(value: &JsValue) -> Result<Config> {
         let f = Fields::of(value)?;
         Ok(Config {
-            stakes_cents: f.get("stakes_cents")?,
-            public_key: f.get("public_key")?,
             rtp_basis_points: f.get("rtp_basis_points")?,
-            odds: f.get("odds")?,
-            max_win_cents: f.get("max_win_cents")?,
-            prize_table: f.get("prize_table")?,
             demo: f.get("demo")?,
             starting_balance_cents: f.get("starting_balance_cents")?,
+            odds: f.get("odds")?,
+            public_key: f.get("public_key")?,
+            stakes_cents: f.get("stakes_cents")?,
+            max_win_cents: f.get("max_win_cents")?,
+            prize_table: f.get("prize_table")?,
             portal_origins: f.or_default("portal_origins")?,
         })
     }
@@ -584,14 +586,14 @@ impl FromJs for Session {
     fn from_js(value: &JsValue) -> Result<Session> {
         let f = Fields::of(value)?;
         Ok(Session {
-            token: f.get("token")?,
-            player_id: f.get("player_id")?,
             balance_cents: f.get("balance_cents")?,
             expires_at_ms: f.get("expires_at_ms")?,
             money: f.get("money")?,
-            unrevealed: f.optional("unrevealed")?,
             protection: f.get("protection")?,
+            token: f.get("token")?,
+            player_id: f.get("player_id")?,
             lobby_url: f.optional("lobby_url")?,
+            unrevealed: f.optional("unrevealed")?,
         })
     }
 }
@@ -648,9 +650,9 @@ impl FromJs for BlockInfo {
     fn from_js(value: &JsValue) -> Result<BlockInfo> {
         let f = Fields::of(value)?;
         Ok(BlockInfo {
-            commitment: f.get("commitment")?,
             status: f.get("status")?,
             sold: f.optional("sold")?,
+            commitment: f.get("commitment")?,
             remaining_by_rank: f.optional("remaining_by_rank")?,
         })
     }
@@ -681,11 +683,11 @@ impl FromJs for ErrorDetail {
     fn from_js(value: &JsValue) -> Result<ErrorDetail> {
         let f = Fields::of(value)?;
         Ok(ErrorDetail {
-            code: f.get("code")?,
-            message: f.get("message")?,
             limit: f.optional("limit")?,
             excluded_until_ms: f.optional("excluded_until_ms")?,
             excluded_indefinitely: f.optional("excluded_indefinitely")?,
+            code: f.get("code")?,
+            message: f.get("message")?,
         })
     }
 }
