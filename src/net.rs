@@ -12,6 +12,7 @@ use crate::js_write::ToJs;
 use crate::protection::Refusal;
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -100,7 +101,34 @@ impl HttpBackend {
 }
 
 fn decoded<T: FromJs + 'static>(reply: Reply<JsValue>) -> Reply<T> {
-    Box::pin(async move { T::from_js(&reply.await?).map_err(|_| NetError::Decode) })
+    read_with(reply, T::from_js)
+}
+
+fn read_with<T: 'static>(
+    reply: Reply<JsValue>,
+    read: fn(&JsValue) -> Result<T, Refused>,
+) -> Reply<T> {
+    Box::pin(Decoded { reply, read })
+}
+
+/// A reply read into `T` once it lands: a plain future rather than an
+/// `async` block, so each response type adds a poll of a few lines, not a
+/// state machine of its own, and its reader stays out of line.
+struct Decoded<T> {
+    reply: Reply<JsValue>,
+    read: fn(&JsValue) -> Result<T, Refused>,
+}
+
+impl<T> Future for Decoded<T> {
+    type Output = Result<T, NetError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let read = self.read;
+        self.reply
+            .as_mut()
+            .poll(cx)
+            .map(|reply| read(&reply?).map_err(|_| NetError::Decode))
+    }
 }
 
 impl Backend for HttpBackend {
@@ -124,7 +152,7 @@ impl Backend for HttpBackend {
     }
     fn end_session(&self, token: &str) -> Reply<()> {
         let reply = self.request("DELETE", "/api/session", Some(token), None, Body::Empty);
-        Box::pin(async move { reply.await.map(|_| ()) })
+        read_with(reply, |_| Ok(()))
     }
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse> {
         self.post("/api/sales", Some(token), &request)
@@ -140,7 +168,7 @@ impl Backend for HttpBackend {
             None,
             Body::Text,
         );
-        Box::pin(async move { reply.await?.as_string().ok_or(NetError::Decode) })
+        read_with(reply, |text| text.as_string().ok_or(Refused))
     }
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         self.post(
