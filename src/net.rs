@@ -65,7 +65,7 @@ impl HttpBackend {
         &self,
         path: &str,
         token: Option<&str>,
-        body: &impl ToJs,
+        body: &dyn ToJs,
     ) -> Reply<T> {
         self.send("POST", path, token, body)
     }
@@ -75,16 +75,31 @@ impl HttpBackend {
         method: &'static str,
         path: &str,
         token: Option<&str>,
-        body: &impl ToJs,
+        body: &dyn ToJs,
     ) -> Reply<T> {
+        decoded(self.send_json(method, path, token, body))
+    }
+
+    /// A body that cannot be written fails as its exchange would: the
+    /// same error, through the same reader, without a future per type.
+    #[inline(never)]
+    fn send_json(
+        &self,
+        method: &'static str,
+        path: &str,
+        token: Option<&str>,
+        body: &dyn ToJs,
+    ) -> Reply<JsValue> {
         match to_json(body) {
-            Ok(body) => decoded(self.request(method, path, token, Some(body), Body::Json)),
+            Ok(body) => self.request(method, path, token, Some(body), Body::Json),
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
 
     /// One exchange, not generic: the typed layer on top stays tiny, so the
-    /// download does not carry one copy of `fetch` per response type.
+    /// download does not carry one copy of `fetch` per response type
+    /// (nor, inlined, one copy of this per method).
+    #[inline(never)]
     fn request(
         &self,
         method: &'static str,
@@ -224,7 +239,7 @@ enum Body {
 
 /// A request body as the JSON text sent. `None` is written `null`, never
 /// left out: the protection requests must name a removed limit.
-pub fn to_json(value: &impl ToJs) -> Result<String, NetError> {
+pub fn to_json(value: &dyn ToJs) -> Result<String, NetError> {
     let js = value.to_js().map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
