@@ -128,13 +128,20 @@ fn drain(iter: js_sys::IntoIter) -> Result<Vec<JsValue>> {
 
 impl<T: FromJs> FromJs for Vec<T> {
     fn from_js(value: &JsValue) -> Result<Vec<T>> {
-        let items = items(value)?;
-        let mut out = Vec::with_capacity(items.len());
-        for item in &items {
+        let mut out = Vec::new();
+        each(value, &mut |item| {
             out.push(T::from_js(item)?);
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
+}
+
+/// `read` on each of the items, in order, up to the first refusal: the
+/// walk is not generic, so each element type adds only its `read`.
+#[inline(never)]
+fn each(value: &JsValue, read: &mut dyn FnMut(&JsValue) -> Result<()>) -> Result<()> {
+    items(value)?.iter().try_for_each(read)
 }
 
 /// The value's iterator, if it has one; a primitive (where even looking
