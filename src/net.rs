@@ -116,22 +116,21 @@ impl HttpBackend {
 }
 
 fn decoded<T: FromJs + 'static>(reply: Reply<JsValue>) -> Reply<T> {
-    read_with(reply, T::from_js)
+    read_with(reply, |json| T::from_js(json).map_err(|_| NetError::Decode))
 }
 
-fn read_with<T: 'static>(
-    reply: Reply<JsValue>,
-    read: fn(&JsValue) -> Result<T, Refused>,
-) -> Reply<T> {
+fn read_with<T: 'static>(reply: Reply<JsValue>, read: Read<T>) -> Reply<T> {
     Box::pin(Decoded { reply, read })
 }
+
+type Read<T> = fn(&JsValue) -> Result<T, NetError>;
 
 /// A reply read into `T` once it lands: a plain future rather than an
 /// `async` block, so each response type adds a poll of a few lines, not a
 /// state machine of its own, and its reader stays out of line.
 struct Decoded<T> {
     reply: Reply<JsValue>,
-    read: fn(&JsValue) -> Result<T, Refused>,
+    read: Read<T>,
 }
 
 impl<T> Future for Decoded<T> {
@@ -139,10 +138,7 @@ impl<T> Future for Decoded<T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let read = self.read;
-        self.reply
-            .as_mut()
-            .poll(cx)
-            .map(|reply| read(&reply?).map_err(|_| NetError::Decode))
+        self.reply.as_mut().poll(cx).map(|reply| read(&reply?))
     }
 }
 
@@ -183,7 +179,7 @@ impl Backend for HttpBackend {
             None,
             Body::Text,
         );
-        read_with(reply, |text| text.as_string().ok_or(Refused))
+        read_with(reply, |text| text.as_string().ok_or(NetError::Decode))
     }
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         self.post(
