@@ -108,10 +108,14 @@ impl HttpBackend {
         body: Option<String>,
         read: Body,
     ) -> Reply<JsValue> {
-        let url = path.to_owned();
-        let token = token.map(str::to_owned);
-        let timeout = self.timeout_ms;
-        Box::pin(async move { fetch(&url, method, token.as_deref(), body, timeout, read).await })
+        Box::pin(fetch(
+            path.to_owned(),
+            method,
+            token.map(str::to_owned),
+            body,
+            self.timeout_ms,
+            read,
+        ))
     }
 }
 
@@ -242,10 +246,12 @@ pub fn to_json(value: &dyn ToJs) -> Result<String, NetError> {
         .map_err(|_| NetError::Decode)
 }
 
+/// Owns what it sends, so it is the request's future itself, not one
+/// wrapped in another.
 async fn fetch(
-    url: &str,
-    method: &str,
-    token: Option<&str>,
+    url: String,
+    method: &'static str,
+    token: Option<String>,
     body: Option<String>,
     timeout_ms: u32,
     read: Body,
@@ -273,7 +279,7 @@ async fn fetch(
     // leave the player waiting forever.
     let signal = web_sys::AbortSignal::timeout_with_u32(timeout_ms);
     init.set_signal(Some(&signal));
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
         .await
         .map_err(|e| classify(&e))?
         .dyn_into()
