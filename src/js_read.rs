@@ -375,11 +375,29 @@ fn internally_tagged_unit(value: &JsValue, tag: &str) -> Result<String> {
     name.ok_or(Refused)
 }
 
+/// Hex text filling `out` exactly: what the types' `from_hex`
+/// (`hex::decode_to_slice`) accepts, two ASCII hex digits of either case
+/// per byte and no more, in one copy for every length.
+#[inline(never)]
+fn hex_into(value: &JsValue, out: &mut [u8]) -> Result<()> {
+    let text = String::from_js(value)?;
+    if text.len() != 2 * out.len() {
+        return Err(Refused);
+    }
+    let digit = |c: u8| char::from(c).to_digit(16).ok_or(Refused);
+    for (byte, pair) in out.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+        *byte = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
+    }
+    Ok(())
+}
+
 macro_rules! from_hex {
-    ($($name:ty),*) => {$(
+    ($($name:ident),*) => {$(
         impl FromJs for $name {
             fn from_js(value: &JsValue) -> Result<$name> {
-                <$name>::from_hex(&String::from_js(value)?).map_err(|_| Refused)
+                let mut bytes = [0; $name::LEN];
+                hex_into(value, &mut bytes)?;
+                Ok($name(bytes))
             }
         }
     )*};
