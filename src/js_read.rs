@@ -256,13 +256,17 @@ fn unit_variant(value: &JsValue) -> Result<String> {
     }
 }
 
-/// The variant whose wire name (as serde's `rename_all` writes it) is `name`.
-fn one_of<T: Copy>(name: &str, variants: &[(&str, T)]) -> Result<T> {
-    variants
-        .iter()
-        .find(|(wire, _)| *wire == name)
-        .map(|(_, v)| *v)
-        .ok_or(Refused)
+/// The variant whose wire name (as serde's `rename_all` writes it, in the
+/// order of `variants`) is the name read.
+fn one_of<T: Copy>(name: Result<String>, wire: &[&str], variants: &[T]) -> Result<T> {
+    variants.get(position(name, wire)?).copied().ok_or(Refused)
+}
+
+/// Not generic: the comparing (and the name's drop) is in one copy.
+#[inline(never)]
+fn position(name: Result<String>, wire: &[&str]) -> Result<usize> {
+    let name = name?;
+    wire.iter().position(|w| *w == name).ok_or(Refused)
 }
 
 /// Whether serde-wasm-bindgen's `deserialize_any` reads the value: what an
@@ -414,8 +418,9 @@ impl FromJs for Grid {
 impl FromJs for Money {
     fn from_js(value: &JsValue) -> Result<Money> {
         one_of(
-            &unit_variant(value)?,
-            &[("real", Money::Real), ("play", Money::Play)],
+            unit_variant(value),
+            &["real", "play"],
+            &[Money::Real, Money::Play],
         )
     }
 }
@@ -423,11 +428,9 @@ impl FromJs for Money {
 impl FromJs for SaleStatus {
     fn from_js(value: &JsValue) -> Result<SaleStatus> {
         one_of(
-            &unit_variant(value)?,
-            &[
-                ("revealed", SaleStatus::Revealed),
-                ("unrevealed", SaleStatus::Unrevealed),
-            ],
+            unit_variant(value),
+            &["revealed", "unrevealed"],
+            &[SaleStatus::Revealed, SaleStatus::Unrevealed],
         )
     }
 }
@@ -435,12 +438,13 @@ impl FromJs for SaleStatus {
 impl FromJs for BlockStatus {
     fn from_js(value: &JsValue) -> Result<BlockStatus> {
         one_of(
-            &unit_variant(value)?,
+            unit_variant(value),
+            &["open", "pending", "sold_out", "closed"],
             &[
-                ("open", BlockStatus::Open),
-                ("pending", BlockStatus::Pending),
-                ("sold_out", BlockStatus::SoldOut),
-                ("closed", BlockStatus::Closed),
+                BlockStatus::Open,
+                BlockStatus::Pending,
+                BlockStatus::SoldOut,
+                BlockStatus::Closed,
             ],
         )
     }
@@ -449,11 +453,9 @@ impl FromJs for BlockStatus {
 impl FromJs for LimitKind {
     fn from_js(value: &JsValue) -> Result<LimitKind> {
         one_of(
-            &unit_variant(value)?,
-            &[
-                ("weekly_stake", LimitKind::WeeklyStake),
-                ("weekly_loss", LimitKind::WeeklyLoss),
-            ],
+            unit_variant(value),
+            &["weekly_stake", "weekly_loss"],
+            &[LimitKind::WeeklyStake, LimitKind::WeeklyLoss],
         )
     }
 }
@@ -461,12 +463,13 @@ impl FromJs for LimitKind {
 impl FromJs for ParentMessage {
     fn from_js(value: &JsValue) -> Result<ParentMessage> {
         one_of(
-            &internally_tagged_unit(value, "type")?,
+            internally_tagged_unit(value, "type"),
+            &["mute", "unmute", "refresh_balance", "close"],
             &[
-                ("mute", ParentMessage::Mute),
-                ("unmute", ParentMessage::Unmute),
-                ("refresh_balance", ParentMessage::RefreshBalance),
-                ("close", ParentMessage::Close),
+                ParentMessage::Mute,
+                ParentMessage::Unmute,
+                ParentMessage::RefreshBalance,
+                ParentMessage::Close,
             ],
         )
     }
