@@ -493,6 +493,7 @@ impl FromJs for Ticket {
 impl FromJs for SignedSale {
     fn from_js(value: &JsValue) -> Result<SignedSale> {
         let f = Fields::of(value)?;
+        let signature = f.get("signature")?;
         Ok(SignedSale {
             sale: Sale {
                 sale_id: f.get("sale_id")?,
@@ -504,7 +505,7 @@ impl FromJs for SignedSale {
                 proof: f.get("proof")?,
                 player: f.get("player")?,
             },
-            signature: f.get("signature")?,
+            signature,
         })
     }
 }
