@@ -11,6 +11,8 @@
 //! literal naming every field, so a field added to an API type is a compile
 //! error here rather than a silent difference; the engine's own
 //! constructors (`from_hex`, the grid's parser) decide what they accept.
+//! The literals read the fields without heap data first: a refusal then
+//! has less already read to drop (`Refused` does not say which field).
 
 use crate::api::{
     BlockInfo, BlockList, BlockStatus, Config, ErrorBody, ErrorDetail, HistoryItem, HistoryPage,
@@ -126,13 +128,20 @@ fn drain(iter: js_sys::IntoIter) -> Result<Vec<JsValue>> {
 
 impl<T: FromJs> FromJs for Vec<T> {
     fn from_js(value: &JsValue) -> Result<Vec<T>> {
-        let items = items(value)?;
-        let mut out = Vec::with_capacity(items.len());
-        for item in &items {
+        let mut out = Vec::new();
+        each(value, &mut |item| {
             out.push(T::from_js(item)?);
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
+}
+
+/// `read` on each of the items, in order, up to the first refusal: the
+/// walk is not generic, so each element type adds only its `read`.
+#[inline(never)]
+fn each(value: &JsValue, read: &mut dyn FnMut(&JsValue) -> Result<()>) -> Result<()> {
+    items(value)?.iter().try_for_each(read)
 }
 
 /// The value's iterator, if it has one; a primitive (where even looking
@@ -247,13 +256,17 @@ fn unit_variant(value: &JsValue) -> Result<String> {
     }
 }
 
-/// The variant whose wire name (as serde's `rename_all` writes it) is `name`.
-fn one_of<T: Copy>(name: &str, variants: &[(&str, T)]) -> Result<T> {
-    variants
-        .iter()
-        .find(|(wire, _)| *wire == name)
-        .map(|(_, v)| *v)
-        .ok_or(Refused)
+/// The variant whose wire name (as serde's `rename_all` writes it, in the
+/// order of `variants`) is the name read.
+fn one_of<T: Copy>(name: Result<String>, wire: &[&str], variants: &[T]) -> Result<T> {
+    variants.get(position(name, wire)?).copied().ok_or(Refused)
+}
+
+/// Not generic: the comparing (and the name's drop) is in one copy.
+#[inline(never)]
+fn position(name: Result<String>, wire: &[&str]) -> Result<usize> {
+    let name = name?;
+    wire.iter().position(|w| *w == name).ok_or(Refused)
 }
 
 /// Whether serde-wasm-bindgen's `deserialize_any` reads the value: what an
@@ -366,11 +379,29 @@ fn internally_tagged_unit(value: &JsValue, tag: &str) -> Result<String> {
     name.ok_or(Refused)
 }
 
+/// Hex text filling `out` exactly: what the types' `from_hex`
+/// (`hex::decode_to_slice`) accepts, two ASCII hex digits of either case
+/// per byte and no more, in one copy for every length.
+#[inline(never)]
+fn hex_into(value: &JsValue, out: &mut [u8]) -> Result<()> {
+    let text = String::from_js(value)?;
+    if text.len() != 2 * out.len() {
+        return Err(Refused);
+    }
+    let digit = |c: u8| char::from(c).to_digit(16).ok_or(Refused);
+    for (byte, pair) in out.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+        *byte = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
+    }
+    Ok(())
+}
+
 macro_rules! from_hex {
-    ($($name:ty),*) => {$(
+    ($($name:ident),*) => {$(
         impl FromJs for $name {
             fn from_js(value: &JsValue) -> Result<$name> {
-                <$name>::from_hex(&String::from_js(value)?).map_err(|_| Refused)
+                let mut bytes = [0; $name::LEN];
+                hex_into(value, &mut bytes)?;
+                Ok($name(bytes))
             }
         }
     )*};
@@ -387,8 +418,9 @@ impl FromJs for Grid {
 impl FromJs for Money {
     fn from_js(value: &JsValue) -> Result<Money> {
         one_of(
-            &unit_variant(value)?,
-            &[("real", Money::Real), ("play", Money::Play)],
+            unit_variant(value),
+            &["real", "play"],
+            &[Money::Real, Money::Play],
         )
     }
 }
@@ -396,11 +428,9 @@ impl FromJs for Money {
 impl FromJs for SaleStatus {
     fn from_js(value: &JsValue) -> Result<SaleStatus> {
         one_of(
-            &unit_variant(value)?,
-            &[
-                ("revealed", SaleStatus::Revealed),
-                ("unrevealed", SaleStatus::Unrevealed),
-            ],
+            unit_variant(value),
+            &["revealed", "unrevealed"],
+            &[SaleStatus::Revealed, SaleStatus::Unrevealed],
         )
     }
 }
@@ -408,12 +438,13 @@ impl FromJs for SaleStatus {
 impl FromJs for BlockStatus {
     fn from_js(value: &JsValue) -> Result<BlockStatus> {
         one_of(
-            &unit_variant(value)?,
+            unit_variant(value),
+            &["open", "pending", "sold_out", "closed"],
             &[
-                ("open", BlockStatus::Open),
-                ("pending", BlockStatus::Pending),
-                ("sold_out", BlockStatus::SoldOut),
-                ("closed", BlockStatus::Closed),
+                BlockStatus::Open,
+                BlockStatus::Pending,
+                BlockStatus::SoldOut,
+                BlockStatus::Closed,
             ],
         )
     }
@@ -422,11 +453,9 @@ impl FromJs for BlockStatus {
 impl FromJs for LimitKind {
     fn from_js(value: &JsValue) -> Result<LimitKind> {
         one_of(
-            &unit_variant(value)?,
-            &[
-                ("weekly_stake", LimitKind::WeeklyStake),
-                ("weekly_loss", LimitKind::WeeklyLoss),
-            ],
+            unit_variant(value),
+            &["weekly_stake", "weekly_loss"],
+            &[LimitKind::WeeklyStake, LimitKind::WeeklyLoss],
         )
     }
 }
@@ -434,12 +463,13 @@ impl FromJs for LimitKind {
 impl FromJs for ParentMessage {
     fn from_js(value: &JsValue) -> Result<ParentMessage> {
         one_of(
-            &internally_tagged_unit(value, "type")?,
+            internally_tagged_unit(value, "type"),
+            &["mute", "unmute", "refresh_balance", "close"],
             &[
-                ("mute", ParentMessage::Mute),
-                ("unmute", ParentMessage::Unmute),
-                ("refresh_balance", ParentMessage::RefreshBalance),
-                ("close", ParentMessage::Close),
+                ParentMessage::Mute,
+                ParentMessage::Unmute,
+                ParentMessage::RefreshBalance,
+                ParentMessage::Close,
             ],
         )
     }
@@ -451,10 +481,10 @@ impl FromJs for Ticket {
         Ok(Ticket {
             position: f.get("position")?,
             stake_cents: f.get("stake_cents")?,
-            grids: f.get("grids")?,
             prize_cents: f.get("prize_cents")?,
             extras: f.get("extras")?,
             salt: f.get("salt")?,
+            grids: f.get("grids")?,
         })
     }
 }
@@ -463,18 +493,19 @@ impl FromJs for Ticket {
 impl FromJs for SignedSale {
     fn from_js(value: &JsValue) -> Result<SignedSale> {
         let f = Fields::of(value)?;
+        let signature = f.get("signature")?;
         Ok(SignedSale {
             sale: Sale {
                 sale_id: f.get("sale_id")?,
                 block: f.get("block")?,
                 tickets: f.get("tickets")?,
+                sold_at_ms: f.get("sold_at_ms")?,
+                client_nonce: f.get("client_nonce")?,
                 ticket: f.get("ticket")?,
                 proof: f.get("proof")?,
                 player: f.get("player")?,
-                sold_at_ms: f.get("sold_at_ms")?,
-                client_nonce: f.get("client_nonce")?,
             },
-            signature: f.get("signature")?,
+            signature,
         })
     }
 }
@@ -502,12 +533,12 @@ impl FromJs for SaleResponse {
     fn from_js(value: &JsValue) -> Result<SaleResponse> {
         let f = Fields::of(value)?;
         Ok(SaleResponse {
-            sale: f.get("sale")?,
-            commitment: f.get("commitment")?,
             balance_before_cents: f.get("balance_before_cents")?,
             balance_after_cents: f.get("balance_after_cents")?,
             revealed: f.get("revealed")?,
             complete: f.get("complete")?,
+            commitment: f.get("commitment")?,
+            sale: f.get("sale")?,
         })
     }
 }
@@ -540,14 +571,14 @@ impl FromJs for Config {
     fn from_js(value: &JsValue) -> Result<Config> {
         let f = Fields::of(value)?;
         Ok(Config {
-            stakes_cents: f.get("stakes_cents")?,
-            public_key: f.get("public_key")?,
             rtp_basis_points: f.get("rtp_basis_points")?,
-            odds: f.get("odds")?,
-            max_win_cents: f.get("max_win_cents")?,
-            prize_table: f.get("prize_table")?,
             demo: f.get("demo")?,
             starting_balance_cents: f.get("starting_balance_cents")?,
+            odds: f.get("odds")?,
+            public_key: f.get("public_key")?,
+            stakes_cents: f.get("stakes_cents")?,
+            max_win_cents: f.get("max_win_cents")?,
+            prize_table: f.get("prize_table")?,
             portal_origins: f.or_default("portal_origins")?,
         })
     }
@@ -584,14 +615,14 @@ impl FromJs for Session {
     fn from_js(value: &JsValue) -> Result<Session> {
         let f = Fields::of(value)?;
         Ok(Session {
-            token: f.get("token")?,
-            player_id: f.get("player_id")?,
             balance_cents: f.get("balance_cents")?,
             expires_at_ms: f.get("expires_at_ms")?,
             money: f.get("money")?,
-            unrevealed: f.optional("unrevealed")?,
             protection: f.get("protection")?,
+            token: f.get("token")?,
+            player_id: f.get("player_id")?,
             lobby_url: f.optional("lobby_url")?,
+            unrevealed: f.optional("unrevealed")?,
         })
     }
 }
@@ -648,9 +679,9 @@ impl FromJs for BlockInfo {
     fn from_js(value: &JsValue) -> Result<BlockInfo> {
         let f = Fields::of(value)?;
         Ok(BlockInfo {
-            commitment: f.get("commitment")?,
             status: f.get("status")?,
             sold: f.optional("sold")?,
+            commitment: f.get("commitment")?,
             remaining_by_rank: f.optional("remaining_by_rank")?,
         })
     }
@@ -681,11 +712,11 @@ impl FromJs for ErrorDetail {
     fn from_js(value: &JsValue) -> Result<ErrorDetail> {
         let f = Fields::of(value)?;
         Ok(ErrorDetail {
-            code: f.get("code")?,
-            message: f.get("message")?,
             limit: f.optional("limit")?,
             excluded_until_ms: f.optional("excluded_until_ms")?,
             excluded_indefinitely: f.optional("excluded_indefinitely")?,
+            code: f.get("code")?,
+            message: f.get("message")?,
         })
     }
 }

@@ -12,6 +12,7 @@ use crate::js_write::ToJs;
 use crate::protection::Refusal;
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -64,7 +65,7 @@ impl HttpBackend {
         &self,
         path: &str,
         token: Option<&str>,
-        body: &impl ToJs,
+        body: &dyn ToJs,
     ) -> Reply<T> {
         self.send("POST", path, token, body)
     }
@@ -74,16 +75,31 @@ impl HttpBackend {
         method: &'static str,
         path: &str,
         token: Option<&str>,
-        body: &impl ToJs,
+        body: &dyn ToJs,
     ) -> Reply<T> {
+        decoded(self.send_json(method, path, token, body))
+    }
+
+    /// A body that cannot be written fails as its exchange would: the
+    /// same error, through the same reader, without a future per type.
+    #[inline(never)]
+    fn send_json(
+        &self,
+        method: &'static str,
+        path: &str,
+        token: Option<&str>,
+        body: &dyn ToJs,
+    ) -> Reply<JsValue> {
         match to_json(body) {
-            Ok(body) => decoded(self.request(method, path, token, Some(body), Body::Json)),
+            Ok(body) => self.request(method, path, token, Some(body), Body::Json),
             Err(error) => Box::pin(std::future::ready(Err(error))),
         }
     }
 
     /// One exchange, not generic: the typed layer on top stays tiny, so the
-    /// download does not carry one copy of `fetch` per response type.
+    /// download does not carry one copy of `fetch` per response type
+    /// (nor, inlined, one copy of this per method).
+    #[inline(never)]
     fn request(
         &self,
         method: &'static str,
@@ -92,15 +108,42 @@ impl HttpBackend {
         body: Option<String>,
         read: Body,
     ) -> Reply<JsValue> {
-        let url = path.to_owned();
-        let token = token.map(str::to_owned);
-        let timeout = self.timeout_ms;
-        Box::pin(async move { fetch(&url, method, token.as_deref(), body, timeout, read).await })
+        Box::pin(fetch(
+            path.to_owned(),
+            method,
+            token.map(str::to_owned),
+            body,
+            self.timeout_ms,
+            read,
+        ))
     }
 }
 
 fn decoded<T: FromJs + 'static>(reply: Reply<JsValue>) -> Reply<T> {
-    Box::pin(async move { T::from_js(&reply.await?).map_err(|_| NetError::Decode) })
+    read_with(reply, |json| T::from_js(json).map_err(|_| NetError::Decode))
+}
+
+fn read_with<T: 'static>(reply: Reply<JsValue>, read: Read<T>) -> Reply<T> {
+    Box::pin(Decoded { reply, read })
+}
+
+type Read<T> = fn(&JsValue) -> Result<T, NetError>;
+
+/// A reply read into `T` once it lands: a plain future rather than an
+/// `async` block, so each response type adds a poll of a few lines, not a
+/// state machine of its own, and its reader stays out of line.
+struct Decoded<T> {
+    reply: Reply<JsValue>,
+    read: Read<T>,
+}
+
+impl<T> Future for Decoded<T> {
+    type Output = Result<T, NetError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let read = self.read;
+        self.reply.as_mut().poll(cx).map(|reply| read(&reply?))
+    }
 }
 
 impl Backend for HttpBackend {
@@ -124,7 +167,7 @@ impl Backend for HttpBackend {
     }
     fn end_session(&self, token: &str) -> Reply<()> {
         let reply = self.request("DELETE", "/api/session", Some(token), None, Body::Empty);
-        Box::pin(async move { reply.await.map(|_| ()) })
+        read_with(reply, |_| Ok(()))
     }
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse> {
         self.post("/api/sales", Some(token), &request)
@@ -140,7 +183,7 @@ impl Backend for HttpBackend {
             None,
             Body::Text,
         );
-        Box::pin(async move { reply.await?.as_string().ok_or(NetError::Decode) })
+        read_with(reply, |text| text.as_string().ok_or(NetError::Decode))
     }
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         self.post(
@@ -196,17 +239,19 @@ enum Body {
 
 /// A request body as the JSON text sent. `None` is written `null`, never
 /// left out: the protection requests must name a removed limit.
-pub fn to_json(value: &impl ToJs) -> Result<String, NetError> {
+pub fn to_json(value: &dyn ToJs) -> Result<String, NetError> {
     let js = value.to_js().map_err(|_| NetError::Decode)?;
     js_sys::JSON::stringify(&js)
         .map(String::from)
         .map_err(|_| NetError::Decode)
 }
 
+/// Owns what it sends, so it is the request's future itself, not one
+/// wrapped in another.
 async fn fetch(
-    url: &str,
-    method: &str,
-    token: Option<&str>,
+    url: String,
+    method: &'static str,
+    token: Option<String>,
     body: Option<String>,
     timeout_ms: u32,
     read: Body,
@@ -234,7 +279,7 @@ async fn fetch(
     // leave the player waiting forever.
     let signal = web_sys::AbortSignal::timeout_with_u32(timeout_ms);
     init.set_signal(Some(&signal));
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
         .await
         .map_err(|e| classify(&e))?
         .dyn_into()

@@ -12,6 +12,7 @@
 //! alike beyond 2^53.
 
 use eldorado_engine::commit::SignedCommitment;
+use eldorado_engine::{ClientNonce, Hash, PublicKeyBytes, Salt, SignatureBytes};
 use eldorado_web::api::{
     BlockList, BuyRequest, Config, ErrorBody, ExclusionRequest, HistoryPage, LaunchCodeRequest,
     LimitsRequest, PageMessage, ParentMessage, Protection, RealityCheckRequest, RevealAck,
@@ -157,6 +158,41 @@ fn sales_read_as_serde_wasm_bindgen_reads_them() {
     }
     let ack = json!({"sale_id": 7, "revealed": 2, "complete": true});
     assert!(!same_reading::<RevealAck>(&ack).is_empty());
+}
+
+/// Texts around `bytes` bytes of hex: either case, a digit or a pair
+/// short or long, a character not hex (an ASCII one, a sign, a space, one
+/// of two UTF-8 bytes that keeps the length); how many both readers took.
+fn same_hex_reading<T: FromJs + DeserializeOwned + Serialize>(bytes: usize) -> usize {
+    let pairs = |n: usize, pair: &str| pair.repeat(n);
+    let texts = [
+        pairs(bytes, "0f"),
+        pairs(bytes, "A9"),
+        pairs(bytes, "aF"),
+        String::new(),
+        pairs(bytes, "ab")[1..].to_owned(),
+        pairs(bytes - 1, "ab"),
+        pairs(bytes, "ab") + "a",
+        pairs(bytes, "ab") + "ab",
+        "g".to_owned() + &pairs(bytes, "ab")[1..],
+        pairs(bytes - 1, "ab") + "0x",
+        "+f".to_owned() + &pairs(bytes - 1, "ab"),
+        " f".to_owned() + &pairs(bytes - 1, "ab"),
+        "é".to_owned() + &pairs(bytes - 1, "ab"),
+    ];
+    texts
+        .iter()
+        .filter_map(|text| same_read::<T>(&JsValue::from_str(text), text))
+        .count()
+}
+
+#[wasm_bindgen_test]
+fn hex_reads_as_serde_wasm_bindgen_reads_it() {
+    assert_eq!(same_hex_reading::<Salt>(16), 3);
+    assert_eq!(same_hex_reading::<ClientNonce>(16), 3);
+    assert_eq!(same_hex_reading::<Hash>(32), 3);
+    assert_eq!(same_hex_reading::<PublicKeyBytes>(32), 3);
+    assert_eq!(same_hex_reading::<SignatureBytes>(64), 3);
 }
 
 #[wasm_bindgen_test]
