@@ -52,8 +52,28 @@ pub enum TicketError {
         claimed_cents: u64,
         lines_cents: u64,
     },
-    #[error("winning lines {lines:?} (in stakes) are not an allowed decomposition of any rank")]
+    #[error(
+        "winning lines {} (in stakes) are not an allowed decomposition of any rank",
+        Bracketed(lines)
+    )]
     DecompositionNotAllowed { lines: Vec<u32> },
+}
+
+/// Writes `[1, 2, 5]`, the text `{:?}` gives a list, without bringing the
+/// generic `Debug` list machinery into the browser bundle.
+struct Bracketed<'a>(&'a [u32]);
+
+impl std::fmt::Display for Bracketed<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[")?;
+        for (i, n) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{n}")?;
+        }
+        f.write_str("]")
+    }
 }
 
 /// One line of a ticket that wins or gives an Extra.
