@@ -121,10 +121,18 @@ impl Lang {
     pub fn describe_grid(self, rows: &[[Symbol; 5]; 3]) -> String {
         let t = self.texts();
         let mut out = String::new();
-        for (r, row) in rows.iter().enumerate() {
-            out.push_str(&format!("{} {} : ", t.line_word, r + 1));
-            let names: Vec<&str> = row.iter().map(|s| self.symbol_name(*s)).collect();
-            out.push_str(&names.join(", "));
+        // Three rows: the row number is one digit.
+        for (digit, row) in ('1'..='3').zip(rows) {
+            out.push_str(t.line_word);
+            out.push(' ');
+            out.push(digit);
+            out.push_str(" : ");
+            for (i, symbol) in row.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(self.symbol_name(*symbol));
+            }
             out.push_str(". ");
         }
         out
@@ -460,6 +468,21 @@ mod tests {
         assert_eq!(Lang::from_query(Some("EN-gb")), Lang::En);
         assert_eq!(Lang::from_query(Some("de")), Lang::Fr);
         assert_eq!(Lang::from_query(Some("<script>")), Lang::Fr);
+    }
+
+    #[test]
+    fn grid_description_names_each_row() {
+        use Symbol::{Chance as H, Coffre as C, Dague as D, Pyramide as P, Soleil as S};
+        let rows = [[P, C, S, D, H], [H, D, S, C, P], [P, P, P, P, P]];
+        for lang in [Lang::Fr, Lang::En] {
+            let t = lang.texts();
+            let mut expected = String::new();
+            for (r, row) in rows.iter().enumerate() {
+                let names: Vec<&str> = row.iter().map(|s| lang.symbol_name(*s)).collect();
+                expected += &format!("{} {} : {}. ", t.line_word, r + 1, names.join(", "));
+            }
+            assert_eq!(lang.describe_grid(&rows), expected);
+        }
     }
 
     #[test]

@@ -50,17 +50,17 @@ fn is_code(text: &str) -> bool {
 /// The page's address without its launch code, for `history.replaceState`:
 /// every other parameter and the fragment are kept as they were.
 pub fn without_code(path: &str, search: &str, hash: &str) -> String {
-    let kept: Vec<&str> = search
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|pair| !pair.is_empty() && pair.split('=').next() != Some("launch"))
-        .collect();
-    let query = if kept.is_empty() {
-        String::new()
-    } else {
-        format!("?{}", kept.join("&"))
-    };
-    format!("{path}{query}{hash}")
+    let mut address = String::from(path);
+    let mut separator = '?';
+    for pair in search.trim_start_matches('?').split('&') {
+        if !pair.is_empty() && pair.split('=').next() != Some("launch") {
+            address.push(separator);
+            address.push_str(pair);
+            separator = '&';
+        }
+    }
+    address.push_str(hash);
+    address
 }
 
 #[cfg(test)]

@@ -75,11 +75,14 @@ pub fn choose(
 /// one: the first 8 bytes of the key's SHA-256, in groups of four digits.
 pub fn fingerprint(key: &PublicKeyBytes) -> String {
     let digest = Sha256::digest(key.0);
-    let hex: Vec<String> = digest[..8]
-        .chunks(2)
-        .map(|pair| format!("{:02x}{:02x}", pair[0], pair[1]))
-        .collect();
-    hex.join(" ")
+    let mut hex = String::new();
+    for (i, pair) in digest[..8].chunks(2).enumerate() {
+        if i > 0 {
+            hex.push(' ');
+        }
+        hex.push_str(&format!("{:02x}{:02x}", pair[0], pair[1]));
+    }
+    hex
 }
 
 #[cfg(test)]

@@ -321,23 +321,20 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
         Lang::En => format!("{rtp}%"),
     };
     text_child(&facts, "li", "", &format!("{} {percent}", t.rtp))?;
-    let max: Vec<String> = max_wins()
-        .into_iter()
-        .map(|(s, m)| {
-            format!(
-                "{} ({} {})",
-                format_cents_short(m, money),
-                t.stake_word,
-                format_cents_short(s, money)
-            )
-        })
-        .collect();
-    text_child(
-        &facts,
-        "li",
-        "",
-        &format!("{} {}", t.max_win, max.join(", ")),
-    )?;
+    let mut max = String::from(t.max_win);
+    max.push(' ');
+    for (i, (s, m)) in max_wins().into_iter().enumerate() {
+        if i > 0 {
+            max.push_str(", ");
+        }
+        max.push_str(&format_cents_short(m, money));
+        max.push_str(" (");
+        max.push_str(t.stake_word);
+        max.push(' ');
+        max.push_str(&format_cents_short(s, money));
+        max.push(')');
+    }
+    text_child(&facts, "li", "", &max)?;
     Ok(())
 }
 

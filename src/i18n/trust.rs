@@ -42,17 +42,22 @@ impl Lang {
     /// The server's published figures that contradict the rules.
     pub fn config_mismatch(self, figures: &[Figure]) -> String {
         let t = self.texts();
-        let names: Vec<&str> = figures
-            .iter()
-            .map(|f| match f {
+        let mut text = String::from(t.config_mismatch);
+        text.push(' ');
+        for (i, figure) in figures.iter().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(match figure {
                 Figure::Stakes => t.figures[0],
                 Figure::PrizeTable => t.figures[1],
                 Figure::Odds => t.figures[2],
                 Figure::Rtp => t.figures[3],
                 Figure::MaxWin => t.figures[4],
-            })
-            .collect();
-        format!("{} {}.", t.config_mismatch, names.join(", "))
+            });
+        }
+        text.push('.');
+        text
     }
 }
 
@@ -75,5 +80,10 @@ mod tests {
     fn figures_are_named() {
         let text = Lang::En.config_mismatch(&[Figure::PrizeTable, Figure::Rtp]);
         assert!(text.ends_with("prize table, return to players."), "{text}");
+        let head = Lang::En.texts().config_mismatch;
+        assert_eq!(text, format!("{head} prize table, return to players."));
+        let one = Lang::Fr.config_mismatch(&[Figure::Odds]);
+        let t = Lang::Fr.texts();
+        assert_eq!(one, format!("{} {}.", t.config_mismatch, t.figures[2]));
     }
 }

@@ -574,3 +574,19 @@ proptest! {
         }
     }
 }
+
+/// The refused decomposition reads as the list's `{:?}` text, brackets and all.
+#[test]
+fn refused_decomposition_lists_its_lines_in_brackets() {
+    for lines in [vec![], vec![2], vec![150, 2], vec![25, 10, 10]] {
+        let error = TicketError::DecompositionNotAllowed {
+            lines: lines.clone(),
+        };
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "winning lines {lines:?} (in stakes) are not an allowed decomposition of any rank"
+            )
+        );
+    }
+}
