@@ -48,8 +48,11 @@ if [ -z "$wasm_opt" ]; then
 fi
 wasm=www/pkg/eldorado_web_bg.wasm
 # Flattened and its control flow rebuilt (--rereloop) before -Oz: 0.7 KB
-# less compressed than -Oz alone (docs/BENCHMARKS.md).
-"$wasm_opt" --flatten --rereloop -Oz -Oz --converge --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# less compressed than -Oz alone (docs/BENCHMARKS.md). --low-memory-unused:
+# nothing lives in the first 1 KB of memory (Rust's stack sits below 1 MB
+# and grows down towards it, its data above), so binaryen may fold small
+# constant offsets into loads and stores: 0.7 KB more.
+"$wasm_opt" --flatten --rereloop -Oz -Oz --converge --strip-producers --low-memory-unused --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue "$wasm" -o "$wasm.opt"
 mv "$wasm.opt" "$wasm"
 echo "build-web: optimised with $wasm_opt: $(wc -c <"$wasm") bytes"

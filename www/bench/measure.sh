@@ -29,7 +29,7 @@ wasm-pack build --profile wasm-release --target web --out-dir "$work/pkg" --no-t
 # Same optimisation as the shipped bundle.
 opt=${WASM_OPT:-${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/binaryen/node_modules/.bin/wasm-opt}
 if [ -x "$opt" ]; then
-  "$opt" --flatten --rereloop -Oz -Oz --converge --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  "$opt" --flatten --rereloop -Oz -Oz --converge --strip-producers --low-memory-unused --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
     --enable-reference-types --enable-multivalue "$work/pkg/eldorado_web_bg.wasm" -o "$work/pkg/eldorado_web_bg.wasm"
 fi
 cp www/bench/bench.html www/bench/bench.js "$work/"
