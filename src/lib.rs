@@ -43,6 +43,7 @@ pub mod reveal;
 pub mod rules_check;
 pub mod sound;
 pub mod symbols;
+pub mod text;
 pub mod ui;
 pub mod verification;
 

@@ -4,6 +4,7 @@
 
 use crate::api::{ErrorDetail, LimitReached};
 use crate::money::Notation;
+use crate::text::{decimal, push_decimal};
 
 /// The most a limit may be typed as, in cents (one million euros): beyond
 /// is a typing slip, refused before anything is sent.
@@ -50,8 +51,14 @@ pub fn parse_euros(text: &str) -> Result<Option<u64>, BadAmount> {
 pub fn cents_to_input(cents: Option<u64>, notation: Notation) -> String {
     match cents {
         None => String::new(),
-        Some(c) if c % 100 == 0 => (c / 100).to_string(),
-        Some(c) => format!("{}{}{:02}", c / 100, notation.decimal_mark, c % 100),
+        Some(c) => {
+            let mut out = decimal(c / 100);
+            if c % 100 != 0 {
+                out.push(notation.decimal_mark);
+                push_decimal(&mut out, c % 100, 2);
+            }
+            out
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use crate::history::RowResult;
 use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short, format_ratio};
 use crate::rules_check::{max_wins, odds, prize_rows, stakes, Figure};
+use crate::text::decimal;
 use eldorado_engine::line::Award;
 use eldorado_engine::prize_table::rtp_basis_points;
 use eldorado_engine::verify::Check;
@@ -117,10 +118,7 @@ impl Ui {
         let money = lang.money_notation();
         let mut stake_html = String::new();
         for &stake in stakes {
-            stake_html += &html(
-                STAKE,
-                &[&stake.to_string(), &format_cents_short(stake, money)],
-            )?;
+            stake_html += &html(STAKE, &[&decimal(stake), &format_cents_short(stake, money)])?;
         }
         root.set_inner_html(&html(
             PAGE,
@@ -276,7 +274,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
             }
             Award::Extra => {
                 let cell = text_child(&row, "td", "", t.gives_extra)?;
-                set_attr(&cell, "colspan", &(stakes.len() + 1).to_string());
+                set_attr(&cell, "colspan", &decimal(stakes.len() as u64 + 1));
             }
         }
     }
@@ -291,7 +289,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
     text_child(&head, "th", "", t.tickets_per_block)?;
     for row in &prize_rows() {
         let tr = child(&table, "tr", "")?;
-        text_child(&tr, "td", "", &row.rank.to_string())?;
+        text_child(&tr, "td", "", &decimal(row.rank.into()))?;
         for &stake in &stakes {
             text_child(
                 &tr,
@@ -300,7 +298,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
                 &format_cents_short(row.multiple * stake, money),
             )?;
         }
-        text_child(&tr, "td", "", &row.count.to_string())?;
+        text_child(&tr, "td", "", &decimal(row.count.into()))?;
     }
 
     let facts = child(body, "ul", "eld-facts")?;
@@ -391,7 +389,7 @@ pub fn history_row(
     } else {
         t.unrevealed
     };
-    let sale = item.sale_id.to_string();
+    let sale = decimal(item.sale_id);
     let (open, receipt) = match lang {
         Lang::Fr => (
             format!("Voir le ticket n° {sale}"),

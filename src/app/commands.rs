@@ -80,7 +80,7 @@ impl Inner {
     fn execute(this: &Rc<Inner>, command: Command) -> Vec<Command> {
         match command {
             Command::Buy { stake, purchase } => {
-                save_pref(PENDING_STAKE_KEY, Some(&stake.to_string()));
+                save_pref(PENDING_STAKE_KEY, Some(&crate::text::decimal(stake)));
                 save_pref(PENDING_NONCE_KEY, Some(&purchase.nonce.to_hex()));
                 this.board
                     .borrow_mut()
