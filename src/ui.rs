@@ -298,7 +298,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
                 &format_cents_short(row.multiple * stake, money),
             )?;
         }
-        text_child(&tr, "td", "", &decimal(row.count.into()))?;
+        text_child(&tr, "td", "", &decimal(row.count))?;
     }
 
     let facts = child(body, "ul", "eld-facts")?;
