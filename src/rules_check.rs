@@ -17,9 +17,9 @@ pub enum Figure {
     MaxWin,
 }
 
-/// The stakes of the rules, in cents.
-pub fn stakes() -> Vec<u64> {
-    Stake::ALL.iter().map(|s| s.cents()).collect()
+/// The stakes of the rules, in cents (an array: no collecting code).
+pub fn stakes() -> [u64; Stake::ALL.len()] {
+    Stake::ALL.map(|s| s.cents())
 }
 
 /// The prize table of the rules, in the API's shape.
@@ -48,11 +48,8 @@ pub fn odds() -> Odds {
 }
 
 /// The top prize of each stake, from the rules.
-pub fn max_wins() -> Vec<(u64, u64)> {
-    Stake::ALL
-        .iter()
-        .map(|s| (s.cents(), max_win_cents(*s)))
-        .collect()
+pub fn max_wins() -> [(u64, u64); Stake::ALL.len()] {
+    Stake::ALL.map(|s| (s.cents(), max_win_cents(s)))
 }
 
 /// Every figure of `config` that the rules contradict, in display order.
