@@ -6,10 +6,10 @@ use crate::dom::{child, html, set_attr, text_child, Lookup};
 use crate::history::RowResult;
 use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short, format_ratio};
-use crate::rules_check::{max_wins, odds, prize_rows, stakes, Figure};
+use crate::rules_check::{max_wins, odds, stakes, Figure};
 use crate::text::decimal;
 use eldorado_engine::line::Award;
-use eldorado_engine::prize_table::rtp_basis_points;
+use eldorado_engine::prize_table::{rtp_basis_points, RANKS};
 use eldorado_engine::verify::Check;
 use eldorado_engine::{Combination, Symbol};
 use wasm_bindgen::{JsCast, JsValue};
@@ -287,7 +287,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
         text_child(&head, "th", "", &format_cents_short(stake, money))?;
     }
     text_child(&head, "th", "", t.tickets_per_block)?;
-    for row in &prize_rows() {
+    for row in &RANKS {
         let tr = child(&table, "tr", "")?;
         text_child(&tr, "td", "", &decimal(row.rank.into()))?;
         for &stake in &stakes {
@@ -295,10 +295,10 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
                 &tr,
                 "td",
                 "",
-                &format_cents_short(row.multiple * stake, money),
+                &format_cents_short(u64::from(row.multiple) * stake, money),
             )?;
         }
-        text_child(&tr, "td", "", &decimal(row.count))?;
+        text_child(&tr, "td", "", &decimal(row.count.into()))?;
     }
 
     let facts = child(body, "ul", "eld-facts")?;
