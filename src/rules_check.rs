@@ -78,9 +78,9 @@ pub fn max_wins() -> [(u64, u64); Stake::ALL.len()] {
 /// Every figure of `config` that the rules contradict, in display order.
 pub fn mismatches(config: &Config) -> Vec<Figure> {
     let max_win_agrees = config.max_win_cents.len() == Stake::ALL.len()
-        && max_wins()
+        && Stake::ALL
             .iter()
-            .all(|&(stake, max)| config.max_win_for(stake) == Some(max));
+            .all(|&stake| config.max_win_for(stake.cents()) == Some(max_win_cents(stake)));
     [
         (Figure::Stakes, config.stakes_cents == stakes()),
         (Figure::PrizeTable, prize_table_agrees(&config.prize_table)),

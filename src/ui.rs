@@ -6,12 +6,12 @@ use crate::dom::{child, html, set_attr, text_child, Lookup};
 use crate::history::RowResult;
 use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short, format_ratio};
-use crate::rules_check::{max_wins, odds, stakes, Figure};
+use crate::rules_check::{odds, stakes, Figure};
 use crate::text::decimal;
 use eldorado_engine::line::Award;
-use eldorado_engine::prize_table::{rtp_basis_points, RANKS};
+use eldorado_engine::prize_table::{max_win_cents, rtp_basis_points, RANKS};
 use eldorado_engine::verify::Check;
-use eldorado_engine::{Combination, Symbol};
+use eldorado_engine::{Combination, Stake, Symbol};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlAnchorElement, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
 
@@ -321,15 +321,15 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
     text_child(&facts, "li", "", &format!("{} {percent}", t.rtp))?;
     let mut max = String::from(t.max_win);
     max.push(' ');
-    for (i, (s, m)) in max_wins().into_iter().enumerate() {
+    for (i, stake) in Stake::ALL.into_iter().enumerate() {
         if i > 0 {
             max.push_str(", ");
         }
-        max.push_str(&format_cents_short(m, money));
+        max.push_str(&format_cents_short(max_win_cents(stake), money));
         max.push_str(" (");
         max.push_str(t.stake_word);
         max.push(' ');
-        max.push_str(&format_cents_short(s, money));
+        max.push_str(&format_cents_short(stake.cents(), money));
         max.push(')');
     }
     text_child(&facts, "li", "", &max)?;
