@@ -21,7 +21,7 @@ pub fn parse_euros(text: &str) -> Result<Option<u64>, BadAmount> {
     if trimmed.is_empty() {
         return Ok(None);
     }
-    let (whole, fraction) = match trimmed.find([',', '.']) {
+    let (whole, fraction) = match trimmed.bytes().position(|b| b == b',' || b == b'.') {
         Some(i) => (&trimmed[..i], &trimmed[i + 1..]),
         None => (trimmed, ""),
     };
@@ -32,11 +32,13 @@ pub fn parse_euros(text: &str) -> Result<Option<u64>, BadAmount> {
     if whole.len() > 9 {
         return Err(BadAmount);
     }
-    let euros: u64 = whole.parse().map_err(|_| BadAmount)?;
-    let cents: u64 = match fraction.len() {
-        0 => 0,
-        1 => fraction.parse::<u64>().map_err(|_| BadAmount)? * 10,
-        _ => fraction.parse().map_err(|_| BadAmount)?,
+    // Only ASCII digits are left, at most 9 of them: read without `parse`
+    // and its error paths.
+    let value = |s: &str| s.bytes().fold(0, |n, b| n * 10 + u64::from(b - b'0'));
+    let euros = value(whole);
+    let cents = match fraction.len() {
+        1 => value(fraction) * 10,
+        _ => value(fraction),
     };
     let total = euros * 100 + cents;
     // A limit of nothing is an exclusion, which has its own buttons.
