@@ -38,9 +38,19 @@ impl Notation {
     };
 
     fn with_sign(self, number: String) -> String {
+        // Pushed, not formatted: no `char` formatting in the module.
         match self.sign {
-            SignPlace::Before => format!("€{number}"),
-            SignPlace::After(separator) => format!("{number}{separator}€"),
+            SignPlace::Before => {
+                let mut out = String::from("€");
+                out.push_str(&number);
+                out
+            }
+            SignPlace::After(separator) => {
+                let mut out = number;
+                out.push(separator);
+                out.push('€');
+                out
+            }
         }
     }
 }
