@@ -1,7 +1,7 @@
 //! The page's elements: built once from a template in Rust (so the tests
 //! can mount the whole game anywhere), then only looked up and updated.
 
-use crate::api::HistoryItem;
+use crate::api::{HistoryItem, Odds};
 use crate::dom::{child, html, set_attr, text_child, Lookup};
 use crate::history::RowResult;
 use crate::i18n::Lang;
@@ -220,6 +220,37 @@ pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), J
     Ok(())
 }
 
+/// The odds as the rules panel words them (pushed, not formatted: less
+/// code in the module).
+fn odds_line(lang: Lang, odds: &Odds) -> String {
+    let mut line = String::from(lang.texts().odds);
+    line.push(' ');
+    line.push_str(&format_ratio(
+        odds.tickets,
+        odds.winners,
+        2,
+        lang.money_notation(),
+    ));
+    line
+}
+
+/// The return to players as the rules panel words it.
+fn rtp_line(lang: Lang) -> String {
+    let mut line = String::from(lang.texts().rtp);
+    line.push(' ');
+    line.push_str(&format_ratio(
+        rtp_basis_points(),
+        100,
+        0,
+        lang.money_notation(),
+    ));
+    if lang == Lang::Fr {
+        line.push('\u{A0}');
+    }
+    line.push('%');
+    line
+}
+
 /// The rules, prize table, odds, return and top prize, all from the engine
 /// (never a copy of the rules here, never the server's figures); `mismatches`
 /// are the server's figures that contradict them, shown as a failed check.
@@ -303,22 +334,8 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
 
     let facts = child(body, "ul", "eld-facts")?;
     let odds = odds();
-    text_child(
-        &facts,
-        "li",
-        "",
-        &format!(
-            "{} {}",
-            t.odds,
-            format_ratio(odds.tickets, odds.winners, 2, money)
-        ),
-    )?;
-    let rtp = format_ratio(rtp_basis_points(), 100, 0, money);
-    let percent = match lang {
-        Lang::Fr => format!("{rtp}\u{A0}%"),
-        Lang::En => format!("{rtp}%"),
-    };
-    text_child(&facts, "li", "", &format!("{} {percent}", t.rtp))?;
+    text_child(&facts, "li", "", &odds_line(lang, &odds))?;
+    text_child(&facts, "li", "", &rtp_line(lang))?;
     let mut max = String::from(t.max_win);
     max.push(' ');
     for (i, stake) in Stake::ALL.into_iter().enumerate() {
@@ -431,5 +448,30 @@ fn row_result_text(lang: Lang, result: RowResult) -> String {
         }
         RowResult::Lost => t.lost.to_owned(),
         RowResult::Refused => t.history_refused.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fact_lines_word_the_odds_and_the_return() {
+        let odds = odds();
+        for lang in [Lang::Fr, Lang::En] {
+            let (t, money) = (lang.texts(), lang.money_notation());
+            let expected = format!(
+                "{} {}",
+                t.odds,
+                format_ratio(odds.tickets, odds.winners, 2, money)
+            );
+            assert_eq!(odds_line(lang, &odds), expected);
+            let rtp = format_ratio(rtp_basis_points(), 100, 0, money);
+            let percent = match lang {
+                Lang::Fr => format!("{rtp}\u{A0}%"),
+                Lang::En => format!("{rtp}%"),
+            };
+            assert_eq!(rtp_line(lang), format!("{} {percent}", t.rtp));
+        }
     }
 }
