@@ -17,11 +17,18 @@ impl<T, E: Into<JsValue>> LogFailure<T> for Result<T, E> {
         match self {
             Ok(value) => Some(value),
             Err(error) => {
-                warn_with(&format!("Eldorado: {doing} failed:"), error);
+                warn_failed(doing, error.into());
                 None
             }
         }
     }
+}
+
+/// The failure branch of every `log_failure`, once in the module rather
+/// than in each of its instances.
+#[inline(never)]
+fn warn_failed(doing: &str, error: JsValue) {
+    warn_with(&format!("Eldorado: {doing} failed:"), error);
 }
 
 #[cfg(target_arch = "wasm32")]

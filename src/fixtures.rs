@@ -152,7 +152,7 @@ pub fn config(public_key_hex: &str) -> Config {
     use crate::rules_check::{max_wins, odds, prize_rows, stakes};
     use eldorado_engine::prize_table::rtp_basis_points;
     Config {
-        stakes_cents: stakes(),
+        stakes_cents: stakes().to_vec(),
         public_key: public_key_hex.to_owned(),
         rtp_basis_points: rtp_basis_points(),
         odds: odds(),

@@ -43,6 +43,7 @@ pub mod reveal;
 pub mod rules_check;
 pub mod sound;
 pub mod symbols;
+pub mod text;
 pub mod ui;
 pub mod verification;
 
@@ -71,11 +72,13 @@ pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
     let location = window.location();
     let search = location.search()?;
     let params = web_sys::UrlSearchParams::new_with_str(&search)?;
-    let pairs: Vec<(String, String)> = launch::PARAMS
-        .iter()
-        .filter_map(|key| params.get(key).map(|v| (key.to_string(), v)))
-        .collect();
-    let launch = launch::Launch::from_query(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let values = launch::PARAMS.map(|key| params.get(key));
+    let launch = launch::Launch::from_query(
+        launch::PARAMS
+            .into_iter()
+            .zip(&values)
+            .filter_map(|(key, value)| Some((key, value.as_deref()?))),
+    );
     if params.has("launch") {
         // Out of the address bar, the history and any copy of the address
         // before the first request, so a used code is not left lying around.

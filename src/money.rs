@@ -2,6 +2,7 @@
 //!
 //! This module knows notations, not languages: `i18n` picks the notation of
 //! each language, so the dependency runs one way (`i18n` → `money`).
+use crate::text::{decimal, push_decimal};
 
 /// How amounts and decimals are written: the marks, and where the euro sign
 /// goes.
@@ -37,9 +38,19 @@ impl Notation {
     };
 
     fn with_sign(self, number: String) -> String {
+        // Pushed, not formatted: no `char` formatting in the module.
         match self.sign {
-            SignPlace::Before => format!("€{number}"),
-            SignPlace::After(separator) => format!("{number}{separator}€"),
+            SignPlace::Before => {
+                let mut out = String::from("€");
+                out.push_str(&number);
+                out
+            }
+            SignPlace::After(separator) => {
+                let mut out = number;
+                out.push(separator);
+                out.push('€');
+                out
+            }
         }
     }
 }
@@ -48,11 +59,10 @@ impl Notation {
 pub fn format_cents(cents: u64, notation: Notation) -> String {
     let euros = cents / 100;
     let rest = cents % 100;
-    notation.with_sign(format!(
-        "{}{}{rest:02}",
-        group(euros, notation.group_separator),
-        notation.decimal_mark
-    ))
+    let mut number = group(euros, notation.group_separator);
+    number.push(notation.decimal_mark);
+    push_decimal(&mut number, rest, 2);
+    notation.with_sign(number)
 }
 
 /// Whole euros without decimals when the amount has none (prize tables):
@@ -76,10 +86,10 @@ fn group(mut value: u64, separator: char) -> String {
     let mut out = String::new();
     for (i, part) in groups.iter().rev().enumerate() {
         if i == 0 {
-            out.push_str(&part.to_string());
+            push_decimal(&mut out, *part, 0);
         } else {
             out.push(separator);
-            out.push_str(&format!("{part:03}"));
+            push_decimal(&mut out, *part, 3);
         }
     }
     out
@@ -94,14 +104,12 @@ pub fn format_ratio(numerator: u64, denominator: u64, decimals: u32, notation: N
     let scale = 10u64.pow(decimals);
     let scaled = (numerator * scale * 2 + denominator) / (denominator * 2);
     let (whole, fraction) = (scaled / scale, scaled % scale);
-    if decimals == 0 {
-        return whole.to_string();
+    let mut out = decimal(whole);
+    if decimals > 0 {
+        out.push(notation.decimal_mark);
+        push_decimal(&mut out, fraction, decimals as usize);
     }
-    format!(
-        "{whole}{}{fraction:0width$}",
-        notation.decimal_mark,
-        width = decimals as usize
-    )
+    out
 }
 
 #[cfg(test)]

@@ -138,6 +138,12 @@ mod tests {
     fn fingerprint_is_short_and_stable() {
         let key = PublicKeyBytes::from_hex(A).unwrap();
         let print = fingerprint(&key);
+        let digest = Sha256::digest(key.0);
+        let expected: Vec<String> = digest[..8]
+            .chunks(2)
+            .map(|p| format!("{:02x}{:02x}", p[0], p[1]))
+            .collect();
+        assert_eq!(print, expected.join(" "));
         assert_eq!(print.len(), 19);
         assert_eq!(print, fingerprint(&key));
         assert_ne!(print, fingerprint(&PublicKeyBytes::from_hex(B).unwrap()));

@@ -4,6 +4,7 @@
 
 use crate::api::{ErrorDetail, LimitReached};
 use crate::money::Notation;
+use crate::text::{decimal, push_decimal};
 
 /// The most a limit may be typed as, in cents (one million euros): beyond
 /// is a typing slip, refused before anything is sent.
@@ -20,7 +21,7 @@ pub fn parse_euros(text: &str) -> Result<Option<u64>, BadAmount> {
     if trimmed.is_empty() {
         return Ok(None);
     }
-    let (whole, fraction) = match trimmed.find([',', '.']) {
+    let (whole, fraction) = match trimmed.bytes().position(|b| b == b',' || b == b'.') {
         Some(i) => (&trimmed[..i], &trimmed[i + 1..]),
         None => (trimmed, ""),
     };
@@ -31,11 +32,13 @@ pub fn parse_euros(text: &str) -> Result<Option<u64>, BadAmount> {
     if whole.len() > 9 {
         return Err(BadAmount);
     }
-    let euros: u64 = whole.parse().map_err(|_| BadAmount)?;
-    let cents: u64 = match fraction.len() {
-        0 => 0,
-        1 => fraction.parse::<u64>().map_err(|_| BadAmount)? * 10,
-        _ => fraction.parse().map_err(|_| BadAmount)?,
+    // Only ASCII digits are left, at most 9 of them: read without `parse`
+    // and its error paths.
+    let value = |s: &str| s.bytes().fold(0, |n, b| n * 10 + u64::from(b - b'0'));
+    let euros = value(whole);
+    let cents = match fraction.len() {
+        1 => value(fraction) * 10,
+        _ => value(fraction),
     };
     let total = euros * 100 + cents;
     // A limit of nothing is an exclusion, which has its own buttons.
@@ -50,8 +53,14 @@ pub fn parse_euros(text: &str) -> Result<Option<u64>, BadAmount> {
 pub fn cents_to_input(cents: Option<u64>, notation: Notation) -> String {
     match cents {
         None => String::new(),
-        Some(c) if c % 100 == 0 => (c / 100).to_string(),
-        Some(c) => format!("{}{}{:02}", c / 100, notation.decimal_mark, c % 100),
+        Some(c) => {
+            let mut out = decimal(c / 100);
+            if c % 100 != 0 {
+                out.push(notation.decimal_mark);
+                push_decimal(&mut out, c % 100, 2);
+            }
+            out
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! failure instead of preferring either silently.
 
 use crate::api::{Config, Odds, PrizeRow};
-use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, RANKS};
+use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, Rank, RANKS};
 use eldorado_engine::Stake;
 
 /// A published figure that disagrees with the rules.
@@ -17,9 +17,9 @@ pub enum Figure {
     MaxWin,
 }
 
-/// The stakes of the rules, in cents.
-pub fn stakes() -> Vec<u64> {
-    Stake::ALL.iter().map(|s| s.cents()).collect()
+/// The stakes of the rules, in cents (an array: no collecting code).
+pub fn stakes() -> [u64; Stake::ALL.len()] {
+    Stake::ALL.map(|s| s.cents())
 }
 
 /// The prize table of the rules, in the API's shape.
@@ -41,6 +41,29 @@ pub fn prize_rows() -> Vec<PrizeRow> {
         .collect()
 }
 
+/// Whether `table` is the rules' prize table, read in place: the page
+/// builds no copy of it in the API's shape to compare.
+fn prize_table_agrees(table: &[PrizeRow]) -> bool {
+    table.len() == RANKS.len() && table.iter().zip(&RANKS).all(row_agrees)
+}
+
+fn row_agrees((row, rank): (&PrizeRow, &Rank)) -> bool {
+    row.rank == rank.rank
+        && row.multiple == u64::from(rank.multiple)
+        && row.count == u64::from(rank.count)
+        && row.direct == u64::from(rank.direct)
+        && row.via_extras == u64::from(rank.via_extras)
+        && row.decompositions.len() == rank.decompositions.len()
+        && row
+            .decompositions
+            .iter()
+            .zip(rank.decompositions)
+            .all(|(ours, rules)| {
+                ours.len() == rules.len()
+                    && ours.iter().zip(*rules).all(|(&a, &b)| a == u64::from(b))
+            })
+}
+
 /// One winning ticket in `tickets / winners`, from the rules.
 pub fn odds() -> Odds {
     let (tickets, winners) = odds_fraction();
@@ -48,22 +71,19 @@ pub fn odds() -> Odds {
 }
 
 /// The top prize of each stake, from the rules.
-pub fn max_wins() -> Vec<(u64, u64)> {
-    Stake::ALL
-        .iter()
-        .map(|s| (s.cents(), max_win_cents(*s)))
-        .collect()
+pub fn max_wins() -> [(u64, u64); Stake::ALL.len()] {
+    Stake::ALL.map(|s| (s.cents(), max_win_cents(s)))
 }
 
 /// Every figure of `config` that the rules contradict, in display order.
 pub fn mismatches(config: &Config) -> Vec<Figure> {
     let max_win_agrees = config.max_win_cents.len() == Stake::ALL.len()
-        && max_wins()
+        && Stake::ALL
             .iter()
-            .all(|&(stake, max)| config.max_win_for(stake) == Some(max));
+            .all(|&stake| config.max_win_for(stake.cents()) == Some(max_win_cents(stake)));
     [
         (Figure::Stakes, config.stakes_cents == stakes()),
-        (Figure::PrizeTable, config.prize_table == prize_rows()),
+        (Figure::PrizeTable, prize_table_agrees(&config.prize_table)),
         (Figure::Odds, config.odds == odds()),
         (Figure::Rtp, config.rtp_basis_points == rtp_basis_points()),
         (Figure::MaxWin, max_win_agrees),
@@ -89,6 +109,26 @@ mod tests {
         config.prize_table[0].multiple = 8000;
         config.rtp_basis_points = 9500;
         assert_eq!(mismatches(&config), vec![Figure::PrizeTable, Figure::Rtp]);
+
+        // Every field of every row counts, down to one line amount.
+        let rows = prize_rows();
+        assert!(prize_table_agrees(&rows));
+        let changes: [fn(&mut PrizeRow); 8] = [
+            |r| r.rank += 1,
+            |r| r.count += 1,
+            |r| r.direct += 1,
+            |r| r.via_extras += 1,
+            |r| r.decompositions.push(vec![1]),
+            |r| r.decompositions[0].push(1),
+            |r| r.decompositions[0][0] += 1,
+            |r| r.multiple += 1,
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            let mut table = rows.clone();
+            change(&mut table[i % rows.len()]);
+            assert!(!prize_table_agrees(&table), "change {i}");
+        }
+        assert!(!prize_table_agrees(&rows[1..]));
 
         let mut config = fixtures::config("00");
         config.odds.winners += 1;

@@ -1,16 +1,17 @@
 //! The page's elements: built once from a template in Rust (so the tests
 //! can mount the whole game anywhere), then only looked up and updated.
 
-use crate::api::HistoryItem;
+use crate::api::{HistoryItem, Odds};
 use crate::dom::{child, html, set_attr, text_child, Lookup};
 use crate::history::RowResult;
 use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short, format_ratio};
-use crate::rules_check::{max_wins, odds, prize_rows, stakes, Figure};
+use crate::rules_check::{odds, stakes, Figure};
+use crate::text::decimal;
 use eldorado_engine::line::Award;
-use eldorado_engine::prize_table::rtp_basis_points;
+use eldorado_engine::prize_table::{max_win_cents, rtp_basis_points, RANKS};
 use eldorado_engine::verify::Check;
-use eldorado_engine::{Combination, Symbol};
+use eldorado_engine::{Combination, Stake, Symbol};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlAnchorElement, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
 
@@ -117,10 +118,7 @@ impl Ui {
         let money = lang.money_notation();
         let mut stake_html = String::new();
         for &stake in stakes {
-            stake_html += &html(
-                STAKE,
-                &[&stake.to_string(), &format_cents_short(stake, money)],
-            )?;
+            stake_html += &html(STAKE, &[&decimal(stake), &format_cents_short(stake, money)])?;
         }
         root.set_inner_html(&html(
             PAGE,
@@ -222,6 +220,37 @@ pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), J
     Ok(())
 }
 
+/// The odds as the rules panel words them (pushed, not formatted: less
+/// code in the module).
+fn odds_line(lang: Lang, odds: &Odds) -> String {
+    let mut line = String::from(lang.texts().odds);
+    line.push(' ');
+    line.push_str(&format_ratio(
+        odds.tickets,
+        odds.winners,
+        2,
+        lang.money_notation(),
+    ));
+    line
+}
+
+/// The return to players as the rules panel words it.
+fn rtp_line(lang: Lang) -> String {
+    let mut line = String::from(lang.texts().rtp);
+    line.push(' ');
+    line.push_str(&format_ratio(
+        rtp_basis_points(),
+        100,
+        0,
+        lang.money_notation(),
+    ));
+    if lang == Lang::Fr {
+        line.push('\u{A0}');
+    }
+    line.push('%');
+    line
+}
+
 /// The rules, prize table, odds, return and top prize, all from the engine
 /// (never a copy of the rules here, never the server's figures); `mismatches`
 /// are the server's figures that contradict them, shown as a failed check.
@@ -276,7 +305,7 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
             }
             Award::Extra => {
                 let cell = text_child(&row, "td", "", t.gives_extra)?;
-                set_attr(&cell, "colspan", &(stakes.len() + 1).to_string());
+                set_attr(&cell, "colspan", &decimal(stakes.len() as u64 + 1));
             }
         }
     }
@@ -289,49 +318,35 @@ pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<()
         text_child(&head, "th", "", &format_cents_short(stake, money))?;
     }
     text_child(&head, "th", "", t.tickets_per_block)?;
-    for row in &prize_rows() {
+    for row in &RANKS {
         let tr = child(&table, "tr", "")?;
-        text_child(&tr, "td", "", &row.rank.to_string())?;
+        text_child(&tr, "td", "", &decimal(row.rank.into()))?;
         for &stake in &stakes {
             text_child(
                 &tr,
                 "td",
                 "",
-                &format_cents_short(row.multiple * stake, money),
+                &format_cents_short(u64::from(row.multiple) * stake, money),
             )?;
         }
-        text_child(&tr, "td", "", &row.count.to_string())?;
+        text_child(&tr, "td", "", &decimal(row.count.into()))?;
     }
 
     let facts = child(body, "ul", "eld-facts")?;
     let odds = odds();
-    text_child(
-        &facts,
-        "li",
-        "",
-        &format!(
-            "{} {}",
-            t.odds,
-            format_ratio(odds.tickets, odds.winners, 2, money)
-        ),
-    )?;
-    let rtp = format_ratio(rtp_basis_points(), 100, 0, money);
-    let percent = match lang {
-        Lang::Fr => format!("{rtp}\u{A0}%"),
-        Lang::En => format!("{rtp}%"),
-    };
-    text_child(&facts, "li", "", &format!("{} {percent}", t.rtp))?;
+    text_child(&facts, "li", "", &odds_line(lang, &odds))?;
+    text_child(&facts, "li", "", &rtp_line(lang))?;
     let mut max = String::from(t.max_win);
     max.push(' ');
-    for (i, (s, m)) in max_wins().into_iter().enumerate() {
+    for (i, stake) in Stake::ALL.into_iter().enumerate() {
         if i > 0 {
             max.push_str(", ");
         }
-        max.push_str(&format_cents_short(m, money));
+        max.push_str(&format_cents_short(max_win_cents(stake), money));
         max.push_str(" (");
         max.push_str(t.stake_word);
         max.push(' ');
-        max.push_str(&format_cents_short(s, money));
+        max.push_str(&format_cents_short(stake.cents(), money));
         max.push(')');
     }
     text_child(&facts, "li", "", &max)?;
@@ -391,7 +406,7 @@ pub fn history_row(
     } else {
         t.unrevealed
     };
-    let sale = item.sale_id.to_string();
+    let sale = decimal(item.sale_id);
     let (open, receipt) = match lang {
         Lang::Fr => (
             format!("Voir le ticket n° {sale}"),
@@ -433,5 +448,30 @@ fn row_result_text(lang: Lang, result: RowResult) -> String {
         }
         RowResult::Lost => t.lost.to_owned(),
         RowResult::Refused => t.history_refused.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fact_lines_word_the_odds_and_the_return() {
+        let odds = odds();
+        for lang in [Lang::Fr, Lang::En] {
+            let (t, money) = (lang.texts(), lang.money_notation());
+            let expected = format!(
+                "{} {}",
+                t.odds,
+                format_ratio(odds.tickets, odds.winners, 2, money)
+            );
+            assert_eq!(odds_line(lang, &odds), expected);
+            let rtp = format_ratio(rtp_basis_points(), 100, 0, money);
+            let percent = match lang {
+                Lang::Fr => format!("{rtp}\u{A0}%"),
+                Lang::En => format!("{rtp}%"),
+            };
+            assert_eq!(rtp_line(lang), format!("{} {percent}", t.rtp));
+        }
     }
 }

@@ -80,7 +80,7 @@ impl Inner {
     fn execute(this: &Rc<Inner>, command: Command) -> Vec<Command> {
         match command {
             Command::Buy { stake, purchase } => {
-                save_pref(PENDING_STAKE_KEY, Some(&stake.to_string()));
+                save_pref(PENDING_STAKE_KEY, Some(&crate::text::decimal(stake)));
                 save_pref(PENDING_NONCE_KEY, Some(&purchase.nonce.to_hex()));
                 this.board
                     .borrow_mut()
@@ -442,7 +442,9 @@ impl Inner {
 pub fn new_purchase() -> Purchase {
     let key = random_128();
     Purchase {
-        key: key.iter().map(|b| format!("{b:02x}")).collect(),
+        // The nonce's 16-byte hex writer, already in the page, for the
+        // key's 16 bytes: no formatter per byte.
+        key: ClientNonce(key).to_hex(),
         nonce: ClientNonce(random_128()),
     }
 }
@@ -462,4 +464,19 @@ fn random_128() -> [u8; 16] {
         bytes[8..].copy_from_slice(&(js_sys::Math::random().to_bits()).to_be_bytes());
     }
     bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::new_purchase;
+
+    #[test]
+    fn purchase_key_is_128_bits_in_lowercase_hex() {
+        let (a, b) = (new_purchase(), new_purchase());
+        for key in [&a.key, &b.key] {
+            assert_eq!(key.len(), 32);
+            assert!(key.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')));
+        }
+        assert_ne!(a.key, b.key);
+    }
 }

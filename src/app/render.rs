@@ -62,7 +62,7 @@ impl Inner {
         match game.extras_left() {
             Some(left) => {
                 set_hidden(&ui.extra_zone, false);
-                set_text(&ui.extra_count, &left.to_string());
+                set_text(&ui.extra_count, &crate::text::decimal(left.into()));
                 set_attr(&ui.extra_zone, "aria-label", &lang.extras_left(left));
             }
             None => set_hidden(&ui.extra_zone, true),

@@ -309,6 +309,58 @@ mod tests {
     }
 
     #[test]
+    fn refusal_and_pending_texts_whole() {
+        use LimitKind::{WeeklyLoss, WeeklyStake};
+        let cases = [
+            (
+                Lang::Fr.limit_reached(WeeklyStake, 1000, 950, Some("05/12/2026 14:32")),
+                "Mise refusée : votre limite de mises de 10,00\u{A0}€ par semaine est atteinte (9,50\u{A0}€ misés sur les 7 derniers jours). Cette mise sera de nouveau possible le 05/12/2026 14:32.",
+            ),
+            (
+                Lang::Fr.limit_reached(WeeklyLoss, 1000, 0, None),
+                "Mise refusée : votre limite de pertes de 10,00\u{A0}€ par semaine est atteinte (0,00\u{A0}€ perdus sur les 7 derniers jours). Cette mise dépasse à elle seule votre limite : choisissez une mise plus petite.",
+            ),
+            (
+                Lang::En.limit_reached(WeeklyStake, 5000, 100, None),
+                "Stake refused: your weekly stake limit of €50.00 is reached (€1.00 staked in the last 7 days). This stake alone is above your limit: choose a smaller stake.",
+            ),
+            (
+                Lang::En.limit_reached(WeeklyLoss, 5000, 5000, Some("5 Dec")),
+                "Stake refused: your weekly loss limit of €50.00 is reached (€50.00 lost in the last 7 days). This stake will be possible again on 5 Dec.",
+            ),
+            (
+                Lang::Fr.pending_limit(Some(2500), "06/12"),
+                "Passera à 25,00\u{A0}€ le 06/12.",
+            ),
+            (Lang::Fr.pending_limit(None, "06/12"), "Sera supprimée le 06/12."),
+            (Lang::En.pending_limit(Some(2500), "6 Dec"), "Will become €25.00 on 6 Dec."),
+            (Lang::En.pending_limit(None, "6 Dec"), "Will be removed on 6 Dec."),
+            (
+                Lang::Fr.excluded_until("06/12"),
+                "Vous êtes exclu du jeu jusqu'au 06/12 : aucun ticket ne peut être acheté d'ici là.",
+            ),
+            (
+                Lang::En.excluded_until("6 Dec"),
+                "You are excluded from play until 6 Dec: no ticket can be bought until then.",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(text, expected);
+        }
+        for lang in [Lang::Fr, Lang::En] {
+            let p = lang.protection();
+            let opening = match lang {
+                Lang::Fr => "M'exclure du jeu : ",
+                Lang::En => "Exclude myself from play: ",
+            };
+            assert_eq!(
+                lang.exclusion_choice_label(0),
+                format!("{opening}{}. {}.", p.exclusion_choices[0], p.irreversible)
+            );
+        }
+    }
+
+    #[test]
     fn signed_net() {
         assert_eq!(Lang::En.signed_amount(-250), "−€2.50");
         assert_eq!(Lang::Fr.signed_amount(100), "+1,00\u{A0}€");

@@ -64,7 +64,10 @@ impl Guard {
         let first = load_pref(WARNING_KEY)
             .and_then(|s| s.parse().ok())
             .map_or(WarningRotation(0), WarningRotation);
-        save_pref(WARNING_KEY, Some(&first.next().0.to_string()));
+        save_pref(
+            WARNING_KEY,
+            Some(&crate::text::decimal(first.next().0.into())),
+        );
         let guard = Guard {
             ui,
             check: RefCell::new(None),
@@ -90,7 +93,11 @@ impl Guard {
     fn show_warning(&self, lang: Lang) {
         let index = self.rotation.get().index();
         set_text(&self.ui.warning, lang.protection().risk_warnings[index]);
-        set_attr(&self.ui.warning, "data-warning", &index.to_string());
+        set_attr(
+            &self.ui.warning,
+            "data-warning",
+            &crate::text::decimal(index as u64),
+        );
     }
 
     /// Whether play is barred now, by an exclusion or by the player's stop.
@@ -431,7 +438,7 @@ fn fill_figures(cells: &[HtmlElement; 5], lang: Lang, summary: &Summary) {
     let money = lang.money_notation();
     let values = [
         format_played(summary.played_ms),
-        summary.tickets.to_string(),
+        crate::text::decimal(summary.tickets.into()),
         format_cents(summary.stakes_cents, money),
         format_cents(summary.prizes_cents, money),
         lang.signed_amount(summary.net_cents()),

@@ -132,7 +132,10 @@ impl GuardUi {
         for minutes in CHOICES {
             reality_html += &html(
                 REALITY_CHOICE,
-                &[&minutes.to_string(), &format!("{minutes} {}", p.minutes)],
+                &[
+                    &crate::text::decimal(minutes.into()),
+                    &format!("{minutes} {}", p.minutes),
+                ],
             )?;
         }
         let mut exclusion_html = String::new();
@@ -145,7 +148,7 @@ impl GuardUi {
                 EXCLUSION_CHOICE,
                 &[
                     &lang.exclusion_choice_label(index),
-                    &days.map_or_else(|| "none".to_owned(), |d| d.to_string()),
+                    &days.map_or_else(|| "none".to_owned(), |d| crate::text::decimal(d.into())),
                     choice,
                     p.irreversible,
                 ],

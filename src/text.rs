@@ -1,0 +1,62 @@
+//! Whole numbers written in decimal by one non-generic function: each
+//! integer type's `to_string` and each padded `format!` otherwise brings its
+//! own code into the module (issue 13: the page's download size).
+
+/// Appends `n` in decimal, zero-padded on the left to at least `width`
+/// digits (at most 20), as `{n:0width$}` writes it.
+pub fn push_decimal(out: &mut String, mut n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let start = start.min(digits.len().saturating_sub(width));
+    // Only ASCII digits were written: the conversion cannot fail.
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+}
+
+/// `n` in decimal, as `n.to_string()` writes it.
+pub fn decimal(n: u64) -> String {
+    let mut out = String::new();
+    push_decimal(&mut out, n, 0);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_writes_as_display_does() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            101,
+            12_345,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
+            assert_eq!(decimal(n), n.to_string());
+        }
+    }
+
+    #[test]
+    fn padding_matches_format() {
+        for n in [0, 5, 42, 999, 1000, 123_456_789] {
+            for width in [0, 1, 2, 3, 7] {
+                let mut out = String::from("x");
+                push_decimal(&mut out, n, width);
+                assert_eq!(out, format!("x{n:0width$}"));
+            }
+        }
+    }
+}
