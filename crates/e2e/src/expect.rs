@@ -2,6 +2,7 @@
 //! the seeded block the server sells from, and the French and English
 //! texts of amounts, grids and outcomes.
 
+use crate::api::BlockInfo;
 use eldorado_engine::generate::demo_rng;
 use eldorado_engine::{generate_block, Block, Params, Stake, Symbol, Ticket};
 
@@ -12,6 +13,23 @@ use eldorado_engine::{generate_block, Block, Params, Stake, Symbol, Ticket};
 pub fn demo_block(seed: u64, id: u64, stake: Stake) -> Block {
     let mut rng = demo_rng(seed, id);
     generate_block(id, stake, &Params::default(), &mut rng).expect("default parameters are valid")
+}
+
+/// The tickets of `open`, the block on sale, as `--demo-seed seed` generates
+/// them (on a blocking thread: a whole block takes a while), checked against
+/// the root the server signed.
+pub async fn seeded_block(open: &BlockInfo, seed: u64, stake: Stake) -> Block {
+    let block_id = open.commitment.commitment.block;
+    let block = tokio::task::spawn_blocking(move || demo_block(seed, block_id, stake))
+        .await
+        .expect("generate the seeded block");
+    assert_eq!(
+        block.root(),
+        open.commitment.commitment.root,
+        "the test's copy of the seeded block differs from the server's: \
+         did the demo seed derivation change?"
+    );
+    block
 }
 
 /// A ticket that wins on its main grid, with no Extras.

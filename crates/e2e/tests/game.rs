@@ -7,7 +7,7 @@
 
 use eldorado_e2e::api::Api;
 use eldorado_e2e::browser::{Browser, PageState, Popup};
-use eldorado_e2e::expect::{self, demo_block, money, spoken_grid, Lang};
+use eldorado_e2e::expect::{self, money, spoken_grid, Lang};
 use eldorado_e2e::paths;
 use eldorado_e2e::proxy::TamperProxy;
 use eldorado_e2e::server::Server;
@@ -249,15 +249,7 @@ async fn a_demo_player_plays_known_tickets_in_chromium() {
     );
     assert_eq!(open.remaining_by_rank, None, "nor of its prizes left");
     let block_id = open.commitment.commitment.block;
-    let block = tokio::task::spawn_blocking(move || demo_block(seed, block_id, Stake::ONE_EURO))
-        .await
-        .expect("generate the seeded block");
-    assert_eq!(
-        block.root(),
-        open.commitment.commitment.root,
-        "the test's copy of the seeded block differs from the server's: \
-         did the demo seed derivation change?"
-    );
+    let block = expect::seeded_block(&open, seed, Stake::ONE_EURO).await;
     let tickets = &block.tickets;
     let first_win = tickets[..MAX_PLAYS].iter().position(expect::wins_directly);
     let first_extra = tickets[..MAX_PLAYS].iter().position(|t| t.extras > 0);

@@ -13,7 +13,7 @@
 
 use eldorado_e2e::api::Api;
 use eldorado_e2e::browser::{Browser, PageState};
-use eldorado_e2e::expect::{demo_block, money, Lang};
+use eldorado_e2e::expect::{money, seeded_block, Lang};
 use eldorado_e2e::paths;
 use eldorado_e2e::portal::{Books, Portal, PortalSetup};
 use eldorado_e2e::process::free_port;
@@ -335,14 +335,7 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
     let open = api.open_block(STAKE).await;
     assert_eq!(open.commitment.commitment.money, Money::Real);
     let block_id = open.commitment.commitment.block;
-    let block = tokio::task::spawn_blocking(move || demo_block(seed, block_id, Stake::ONE_EURO))
-        .await
-        .expect("generate the seeded block");
-    assert_eq!(
-        block.root(),
-        open.commitment.commitment.root,
-        "the test's copy of the seeded block differs from the server's"
-    );
+    let block = seeded_block(&open, seed, Stake::ONE_EURO).await;
     let Some((start, plays)) = plan(&block.tickets) else {
         panic!("seed {seed}: no win then ruin within {MAX_PLAYS} tickets; choose another seed");
     };

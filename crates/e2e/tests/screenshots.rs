@@ -10,7 +10,7 @@
 //! docs/), they are also written there under the README's names.
 
 use eldorado_e2e::browser::{Browser, PageState, Popup, Screen};
-use eldorado_e2e::expect::{self, demo_block, money, Lang};
+use eldorado_e2e::expect::{self, money, seeded_block, Lang};
 use eldorado_e2e::server::Server;
 use eldorado_e2e::{paths, POLL, STEP_TIMEOUT};
 use eldorado_engine::{Stake, Ticket};
@@ -127,15 +127,7 @@ async fn take_screenshots(screen: Screen, suffix: &str) {
 
     // The tickets on sale, known before the first sale.
     let open = server.api.open_block(stake).await;
-    let block_id = open.commitment.commitment.block;
-    let block = tokio::task::spawn_blocking(move || demo_block(SEED, block_id, STAKE))
-        .await
-        .expect("generate the seeded block");
-    assert_eq!(
-        block.root(),
-        open.commitment.commitment.root,
-        "the test's copy of the seeded block differs from the server's"
-    );
+    let block = seeded_block(&open, SEED, STAKE).await;
     let tickets = &block.tickets[..MAX_PLAYS];
     let (Some(big), Some(extra)) = (
         tickets.iter().position(big_win),
