@@ -24,6 +24,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
+use web_sys::HtmlButtonElement;
 use web_sys::HtmlElement;
 
 /// Which risk warning the next page load shows first.
@@ -210,21 +211,13 @@ impl Inner {
                 this.render();
             }
             "eld-reality-choice" => {
-                let choice = ui.reality.iter().find(|(_, b)| {
-                    let b: &web_sys::Element = b;
-                    b == button
-                });
-                if let Some((minutes, _)) = choice {
-                    Inner::set_reality_minutes(this, *minutes);
+                if let Some(minutes) = pressed(&ui.reality, button) {
+                    Inner::set_reality_minutes(this, minutes);
                 }
             }
             "eld-exclude" => {
-                let choice = ui.exclusions.iter().find(|(_, b)| {
-                    let b: &web_sys::Element = b;
-                    b == button
-                });
-                if let Some((days, _)) = choice {
-                    Inner::exclude(this, *days);
+                if let Some(days) = pressed(&ui.exclusions, button) {
+                    Inner::exclude(this, days);
                 }
             }
             _ => {}
@@ -446,4 +439,12 @@ fn fill_figures(cells: &[HtmlElement; 5], lang: Lang, summary: &Summary) {
     for (cell, value) in cells.iter().zip(values) {
         set_text(cell, &value);
     }
+}
+
+/// The value of the button of `choices` that was pressed, if it is one of them.
+fn pressed<T: Copy>(choices: &[(T, HtmlButtonElement)], button: &web_sys::Element) -> Option<T> {
+    choices.iter().find_map(|(value, b)| {
+        let b: &web_sys::Element = b;
+        (b == button).then_some(*value)
+    })
 }
