@@ -62,6 +62,12 @@ if [ ! -x "$tools/terser/node_modules/.bin/terser" ]; then
     npm install --silent --no-audit --no-fund --prefix "$tools/terser" terser@5 ||
         say "terser could not be installed: the glue will not be minified"
 fi
+# python3 lays out the module's functions for compression
+# (scripts/order-wasm-functions.py).
+if ! command -v python3 >/dev/null; then
+    say "installing python3"
+    apt_install python3 || say "python3 could not be installed: the module keeps the linker's order"
+fi
 # zopfli: the smallest gzip form of the bundle (scripts/hash-web.sh).
 if ! command -v zopfli >/dev/null; then
     say "installing zopfli"
