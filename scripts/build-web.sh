@@ -99,5 +99,12 @@ else
     echo "build-web: no terser (run scripts/setup.sh); the glue is not minified" >&2
 fi
 
+# The rules panel's pages, www/pkg/rules-fr.html and rules-en.html, written
+# natively from the engine and the page's texts: the page fetches one the
+# first time the rules are opened, so neither they nor the code that writes
+# them are in the first download (src/rules_page.rs).
+cargo run -q -p eldorado-web --features rules-pages --bin rules-pages -- www/pkg
+echo "build-web: rules pages written: $(wc -c www/pkg/rules-fr.html www/pkg/rules-en.html | tail -1)"
+
 # == Content-hashed names, for long-lived caching (scripts/hash-web.sh) ==
 scripts/hash-web.sh

@@ -6,10 +6,12 @@
 mod look;
 mod portal;
 mod protection;
+mod rules;
 mod trust;
 mod wallet;
 
 pub use protection::ProtectionTexts;
+pub use rules::RulesTexts;
 
 use crate::money::{format_cents, Notation};
 use eldorado_engine::verify::Check;
@@ -188,8 +190,6 @@ pub struct Texts {
     pub title: &'static str,
     pub balance: &'static str,
     pub stake: &'static str,
-    /// "mise" inside a sentence.
-    pub stake_word: &'static str,
     pub play: &'static str,
     pub extra: &'static str,
     pub reveal_all: &'static str,
@@ -226,20 +226,6 @@ pub struct Texts {
     pub main_grid: &'static str,
     pub extra_grid: &'static str,
     pub rules: &'static str,
-    pub rules_intro: &'static str,
-    pub rules_lines: &'static str,
-    pub rules_chance: &'static str,
-    pub rules_extra: &'static str,
-    pub combinations: &'static str,
-    pub combination: &'static str,
-    pub gives: &'static str,
-    pub gives_extra: &'static str,
-    pub prize_table: &'static str,
-    pub rank: &'static str,
-    pub tickets_per_block: &'static str,
-    pub odds: &'static str,
-    pub rtp: &'static str,
-    pub max_win: &'static str,
     pub equivocation: &'static str,
     pub balance_reread: &'static str,
     pub play_money: &'static str,
@@ -262,14 +248,12 @@ pub struct Texts {
     pub grid_label: &'static str,
     pub line_word: &'static str,
     pub symbols: [&'static str; 6],
-    pub times_stake: &'static str,
 }
 
 pub static FR: Texts = Texts {
     title: "Eldorado",
     balance: "Disponibilités",
     stake: "Mise",
-    stake_word: "mise",
     play: "Jouer",
     extra: "Extra",
     reveal_all: "Tout montrer",
@@ -320,20 +304,6 @@ pub static FR: Texts = Texts {
     main_grid: "Grille principale",
     extra_grid: "Grille Extra",
     rules: "Règles et gains",
-    rules_intro: "Choisissez une mise de 0,50 €, 1 € ou 2 €, puis appuyez sur « Jouer » : la mise est débitée et les 15 cases de la grille se dévoilent colonne par colonne.",
-    rules_lines: "La grille a 3 lignes de 5 cases. Chaque ligne est jugée seule ; les gains de plusieurs lignes s'additionnent. Le nombre de symboles est exact (ni plus, ni moins).",
-    rules_chance: "Le symbole Chance (masque) remplace un symbole manquant d'une combinaison, s'il y a au moins un de ces symboles sur la ligne.",
-    rules_extra: "Une ligne Extra donne une grille Extra gratuite : la zone « Extra » à droite de la grille compte celles qui restent, et le bouton « Extra » remplace « Jouer ». Le gain éventuel du ticket s'affiche alors sur les grilles Extra.",
-    combinations: "Combinaisons (sur une ligne)",
-    combination: "Combinaison",
-    gives: "Gain",
-    gives_extra: "1 Extra",
-    prize_table: "Gains par bloc de tickets",
-    rank: "Rang",
-    tickets_per_block: "Tickets par bloc",
-    odds: "Chances de gain : 1 ticket gagnant sur",
-    rtp: "Taux de retour aux joueurs :",
-    max_win: "Gain maximum :",
     equivocation: "Le serveur a signé deux engagements différents pour le même bloc : achat refusé, rien n'est affiché. Signalez-le à l'opérateur du jeu.",
     balance_reread: "Le solde affiché est celui relu auprès du serveur.",
     play_money: "Jeu gratuit — argent fictif",
@@ -358,14 +328,12 @@ pub static FR: Texts = Texts {
     grid_label: "Grille de jeu",
     line_word: "Ligne",
     symbols: ["pyramide", "coffre", "soleil", "dague", "Chance (masque)", "perroquet"],
-    times_stake: "× la mise",
 };
 
 pub static EN: Texts = Texts {
     title: "Eldorado",
     balance: "Balance",
     stake: "Stake",
-    stake_word: "stake",
     play: "Play",
     extra: "Extra",
     reveal_all: "Show all",
@@ -416,20 +384,6 @@ pub static EN: Texts = Texts {
     main_grid: "Main grid",
     extra_grid: "Extra grid",
     rules: "Rules and prizes",
-    rules_intro: "Choose a stake of €0.50, €1 or €2 and press \"Play\": the stake is debited and the 15 cells of the grid are revealed column by column.",
-    rules_lines: "The grid has 3 lines of 5 cells. Each line counts on its own; wins on several lines add up. Symbol counts are exact (no more, no less).",
-    rules_chance: "The Chance symbol (mask) stands in for one missing symbol of a combination, if at least one of those symbols is on the line.",
-    rules_extra: "An Extra line gives a free Extra grid: the \"Extra\" zone right of the grid counts those left, and the \"Extra\" button replaces \"Play\". The ticket's win, if any, then shows on the Extra grids.",
-    combinations: "Combinations (on one line)",
-    combination: "Combination",
-    gives: "Prize",
-    gives_extra: "1 Extra",
-    prize_table: "Prizes per block of tickets",
-    rank: "Rank",
-    tickets_per_block: "Tickets per block",
-    odds: "Odds of winning: 1 winning ticket in",
-    rtp: "Return to players:",
-    max_win: "Top prize:",
     equivocation: "The server signed two different commitments for the same block: purchase refused, nothing is shown. Please report it to the game operator.",
     balance_reread: "The balance shown was read again from the server.",
     play_money: "Free play — no real money",
@@ -454,7 +408,6 @@ pub static EN: Texts = Texts {
     grid_label: "Game grid",
     line_word: "Line",
     symbols: ["pyramid", "chest", "sun", "dagger", "Chance (mask)", "parrot"],
-    times_stake: "× the stake",
 };
 
 #[cfg(test)]

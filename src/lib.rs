@@ -41,6 +41,7 @@ pub mod reality_check;
 pub mod receipt;
 pub mod reveal;
 pub mod rules_check;
+pub mod rules_page;
 pub mod sound;
 pub mod symbols;
 pub mod text;

@@ -7,6 +7,7 @@ use crate::api::{
     SaleResponse, Session,
 };
 use crate::console::LogFailure;
+use crate::i18n::Lang;
 use crate::js_read::{FromJs, Refused};
 use crate::js_write::ToJs;
 use crate::protection::Refusal;
@@ -43,6 +44,9 @@ pub trait Backend {
     fn exclude(&self, token: &str, request: ExclusionRequest) -> Reply<Protection>;
     /// `PUT /api/reality-check`.
     fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection>;
+    /// The rules panel's page in `lang` (`src/rules_page.rs`), fetched the
+    /// first time the rules are opened.
+    fn rules_page(&self, lang: Lang) -> Reply<String>;
 }
 
 /// `fetch` against the server that served the page (relative URLs: the
@@ -55,6 +59,12 @@ pub struct HttpBackend {
 impl HttpBackend {
     pub fn same_origin() -> HttpBackend {
         HttpBackend { timeout_ms: 10_000 }
+    }
+
+    /// A body as the exact text sent.
+    fn text(&self, path: &str, token: Option<&str>) -> Reply<String> {
+        let reply = self.request("GET", path, token, None, Body::Text);
+        read_with(reply, |text| text.as_string().ok_or(NetError::Decode))
     }
 
     fn get<T: FromJs + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
@@ -176,14 +186,7 @@ impl Backend for HttpBackend {
         self.get(&format!("/api/sales/{sale_id}"), Some(token))
     }
     fn receipt(&self, token: &str, sale_id: u64) -> Reply<String> {
-        let reply = self.request(
-            "GET",
-            &format!("/api/sales/{sale_id}"),
-            Some(token),
-            None,
-            Body::Text,
-        );
-        read_with(reply, |text| text.as_string().ok_or(NetError::Decode))
+        self.text(&format!("/api/sales/{sale_id}"), Some(token))
     }
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         self.post(
@@ -216,6 +219,13 @@ impl Backend for HttpBackend {
     }
     fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection> {
         self.send("PUT", "/api/reality-check", Some(token), &request)
+    }
+    fn rules_page(&self, lang: Lang) -> Reply<String> {
+        let path = match lang {
+            Lang::Fr => "/www/pkg/rules-fr.html",
+            Lang::En => "/www/pkg/rules-en.html",
+        };
+        self.text(path, None)
     }
 }
 

@@ -1,17 +1,15 @@
 //! The page's elements: built once from a template in Rust (so the tests
 //! can mount the whole game anywhere), then only looked up and updated.
 
-use crate::api::{HistoryItem, Odds};
-use crate::dom::{child, html, set_attr, text_child, Lookup};
+use crate::api::HistoryItem;
+use crate::dom::{html, set_attr, Lookup};
 use crate::history::RowResult;
 use crate::i18n::Lang;
-use crate::money::{format_cents, format_cents_short, format_ratio};
-use crate::rules_check::{odds, stakes, Figure};
+use crate::money::{format_cents, format_cents_short};
+use crate::rules_check::Figure;
+use crate::rules_page::{symbol_at, SYMBOL_SIDE};
 use crate::text::decimal;
-use eldorado_engine::line::Award;
-use eldorado_engine::prize_table::{max_win_cents, rtp_basis_points, RANKS};
 use eldorado_engine::verify::Check;
-use eldorado_engine::{Combination, Stake, Symbol};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlAnchorElement, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
 
@@ -220,161 +218,37 @@ pub fn fill_checks(list: &Element, lang: Lang, checks: &[Check]) -> Result<(), J
     Ok(())
 }
 
-/// The odds as the rules panel words them (pushed, not formatted: less
-/// code in the module).
-fn odds_line(lang: Lang, odds: &Odds) -> String {
-    let mut line = String::from(lang.texts().odds);
-    line.push(' ');
-    line.push_str(&format_ratio(
-        odds.tickets,
-        odds.winners,
-        2,
-        lang.money_notation(),
-    ));
-    line
+const CONFIG_MISMATCH: &str =
+    "<p class='eld-error eld-config-mismatch' data-kind='rejected' role='alert'>{}</p>";
+
+/// The server's figures that contradict the engine's, as a failed check at
+/// the top of the rules panel (whose page comes when it is first opened).
+pub fn show_config_mismatch(
+    body: &Element,
+    lang: Lang,
+    mismatches: &[Figure],
+) -> Result<(), JsValue> {
+    body.insert_adjacent_html(
+        "afterbegin",
+        &html(CONFIG_MISMATCH, &[&lang.config_mismatch(mismatches)])?,
+    )
 }
 
-/// The return to players as the rules panel words it.
-fn rtp_line(lang: Lang) -> String {
-    let mut line = String::from(lang.texts().rtp);
-    line.push(' ');
-    line.push_str(&format_ratio(
-        rtp_basis_points(),
-        100,
-        0,
-        lang.money_notation(),
-    ));
-    if lang == Lang::Fr {
-        line.push('\u{A0}');
-    }
-    line.push('%');
-    line
-}
-
-/// The rules, prize table, odds, return and top prize, all from the engine
-/// (never a copy of the rules here, never the server's figures); `mismatches`
-/// are the server's figures that contradict them, shown as a failed check.
-pub fn fill_info(body: &Element, lang: Lang, mismatches: &[Figure]) -> Result<(), JsValue> {
-    let t = lang.texts();
-    let money = lang.money_notation();
-    let stakes = stakes();
-    body.set_inner_html("");
-    if !mismatches.is_empty() {
-        let failure = text_child(
-            body,
-            "p",
-            "eld-error eld-config-mismatch",
-            &lang.config_mismatch(mismatches),
-        )?;
-        set_attr(&failure, "data-kind", "rejected");
-        set_attr(&failure, "role", "alert");
-    }
-    text_child(body, "p", "", t.rules_intro)?;
-    text_child(body, "p", "", t.rules_lines)?;
-    text_child(body, "p", "", t.rules_chance)?;
-    text_child(body, "p", "", t.rules_extra)?;
-
-    text_child(body, "h3", "", t.combinations)?;
-    let table = child(body, "table", "eld-combos")?;
-    set_attr(&table, "id", "eld-combos");
-    let head = child(&table, "tr", "")?;
-    text_child(&head, "th", "", t.combination)?;
-    text_child(&head, "th", "", t.gives)?;
-    for &stake in &stakes {
-        text_child(&head, "th", "", &format_cents_short(stake, money))?;
-    }
-    for combination in Combination::all() {
-        let Some(award) = combination.award() else {
-            continue;
-        };
-        let row = child(&table, "tr", "")?;
-        let name = text_child(&row, "td", "", "")?;
-        symbol_picture(&name, combination.symbol)?;
-        name.append_with_str_1(&describe_combination(lang, combination))?;
-        match award {
-            Award::Win(multiple) => {
-                text_child(&row, "td", "", &format!("{multiple} {}", t.times_stake))?;
-                for &stake in &stakes {
-                    text_child(
-                        &row,
-                        "td",
-                        "",
-                        &format_cents_short(u64::from(multiple) * stake, money),
-                    )?;
-                }
-            }
-            Award::Extra => {
-                let cell = text_child(&row, "td", "", t.gives_extra)?;
-                set_attr(&cell, "colspan", &decimal(stakes.len() as u64 + 1));
-            }
+/// Draws the symbols of the rules panel's page, each in its
+/// `canvas[data-symbol]` (the attribute goes once drawn).
+pub fn draw_rules_symbols(body: &Element) -> Result<(), JsValue> {
+    while let Some(picture) = body.query_selector("canvas[data-symbol]")? {
+        let symbol = picture
+            .get_attribute("data-symbol")
+            .as_deref()
+            .and_then(symbol_at);
+        picture.remove_attribute("data-symbol")?;
+        if let Some(symbol) = symbol {
+            let ctx = crate::board::context_2d(picture.unchecked_ref())?;
+            crate::symbols::draw_symbol(&ctx, symbol, f64::from(SYMBOL_SIDE))?;
         }
     }
-
-    text_child(body, "h3", "", t.prize_table)?;
-    let table = child(body, "table", "eld-prizes")?;
-    let head = child(&table, "tr", "")?;
-    text_child(&head, "th", "", t.rank)?;
-    for &stake in &stakes {
-        text_child(&head, "th", "", &format_cents_short(stake, money))?;
-    }
-    text_child(&head, "th", "", t.tickets_per_block)?;
-    for row in &RANKS {
-        let tr = child(&table, "tr", "")?;
-        text_child(&tr, "td", "", &decimal(row.rank.into()))?;
-        for &stake in &stakes {
-            text_child(
-                &tr,
-                "td",
-                "",
-                &format_cents_short(u64::from(row.multiple) * stake, money),
-            )?;
-        }
-        text_child(&tr, "td", "", &decimal(row.count.into()))?;
-    }
-
-    let facts = child(body, "ul", "eld-facts")?;
-    let odds = odds();
-    text_child(&facts, "li", "", &odds_line(lang, &odds))?;
-    text_child(&facts, "li", "", &rtp_line(lang))?;
-    let mut max = String::from(t.max_win);
-    max.push(' ');
-    for (i, stake) in Stake::ALL.into_iter().enumerate() {
-        if i > 0 {
-            max.push_str(", ");
-        }
-        max.push_str(&format_cents_short(max_win_cents(stake), money));
-        max.push_str(" (");
-        max.push_str(t.stake_word);
-        max.push(' ');
-        max.push_str(&format_cents_short(stake.cents(), money));
-        max.push(')');
-    }
-    text_child(&facts, "li", "", &max)?;
     Ok(())
-}
-
-/// The symbol as drawn on the board, beside its name in the paytable (the
-/// name says it for screen readers).
-fn symbol_picture(parent: &Element, symbol: Symbol) -> Result<(), JsValue> {
-    const SIDE: u32 = 56;
-    let picture: web_sys::HtmlCanvasElement = child(parent, "canvas", "eld-sym")?.unchecked_into();
-    set_attr(&picture, "aria-hidden", "true");
-    picture.set_width(SIDE);
-    picture.set_height(SIDE);
-    let ctx = crate::board::context_2d(&picture)?;
-    crate::symbols::draw_symbol(&ctx, symbol, f64::from(SIDE))
-}
-
-/// "4 soleils" style description of a combination, Chance included.
-fn describe_combination(lang: Lang, combination: Combination) -> String {
-    let name = lang.symbol_name(combination.symbol);
-    let n = combination.effective;
-    match (lang, combination.symbol, n) {
-        (Lang::Fr, Symbol::Pyramide, 1) => "1 pyramide seule (sans Chance)".to_owned(),
-        (Lang::En, Symbol::Pyramide, 1) => "1 lone pyramid (no Chance)".to_owned(),
-        (Lang::Fr, _, _) => format!("{n} × {name} (Chance comprise)"),
-        (Lang::En, _, _) => format!("{n} × {name} (Chance included)"),
-    }
 }
 
 const HISTORY_ROW: &str = "\
@@ -448,30 +322,5 @@ fn row_result_text(lang: Lang, result: RowResult) -> String {
         }
         RowResult::Lost => t.lost.to_owned(),
         RowResult::Refused => t.history_refused.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fact_lines_word_the_odds_and_the_return() {
-        let odds = odds();
-        for lang in [Lang::Fr, Lang::En] {
-            let (t, money) = (lang.texts(), lang.money_notation());
-            let expected = format!(
-                "{} {}",
-                t.odds,
-                format_ratio(odds.tickets, odds.winners, 2, money)
-            );
-            assert_eq!(odds_line(lang, &odds), expected);
-            let rtp = format_ratio(rtp_basis_points(), 100, 0, money);
-            let percent = match lang {
-                Lang::Fr => format!("{rtp}\u{A0}%"),
-                Lang::En => format!("{rtp}%"),
-            };
-            assert_eq!(rtp_line(lang), format!("{} {percent}", t.rtp));
-        }
     }
 }

@@ -530,6 +530,7 @@ async fn french_and_english_texts() {
         text(&fr, ".eld-stake[data-stake=\"50\"]"),
         format!("0,50{NBSP}€")
     );
+    open_rules(&fr).await;
     assert!(text(&fr, ".eld-info-body").contains("1 ticket gagnant sur 6,62"));
     assert!(text(&fr, ".eld-info-body").contains(&format!("70{NBSP}%")));
     assert!(text(&fr, ".eld-footer").contains("pas par l'animation"));
@@ -541,6 +542,7 @@ async fn french_and_english_texts() {
     assert_eq!(text(&en, ".eld-balance-value"), "€123.45");
     assert_eq!(text(&en, ".eld-play"), "Play");
     assert_eq!(text(&en, ".eld-stake[data-stake=\"50\"]"), "€0.50");
+    open_rules(&en).await;
     assert!(text(&en, ".eld-info-body").contains("€14,000"));
     assert!(text(&en, ".eld-footer").contains("not by the animation"));
 

@@ -280,8 +280,13 @@ async fn help_opens_the_paytable_with_the_symbol_pictures() {
         help.get_attribute("aria-label").as_deref(),
         Some("Aide : règles et gains")
     );
+    assert!(
+        backend.state.borrow().rules_requests.is_empty(),
+        "the rules' page is not part of the first download"
+    );
     help.click();
     assert!(info.has_attribute("open"), "« ? » opens the rules");
+    rules_shown(&root).await;
     let rows = root.query_selector_all(".eld-combos tr").unwrap();
     let mut pictures = 0;
     for i in 1..rows.length() {
@@ -323,6 +328,49 @@ async fn help_opens_the_paytable_with_the_symbol_pictures() {
         pictures += 1;
     }
     assert!(pictures >= 15, "{pictures}");
+}
+
+#[wasm_bindgen_test]
+async fn the_rules_page_comes_once_when_first_opened_and_again_after_a_failure() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    backend.state.borrow_mut().rules_fail = true;
+    let (root, app) = mount(&backend, Lang::En);
+    ready(&app).await;
+    assert!(backend.state.borrow().rules_requests.is_empty());
+
+    let summary = query(&root, ".eld-info > summary");
+    summary.click();
+    wait_for("the failure", || {
+        text(&root, ".eld-info-body").contains("The rules could not be loaded")
+    })
+    .await;
+    assert!(root.query_selector(".eld-combos").unwrap().is_none());
+
+    // Closed and opened again: asked again, shown this time.
+    summary.click();
+    summary.click();
+    rules_shown(&root).await;
+    assert_eq!(
+        backend.state.borrow().rules_requests,
+        vec![Lang::En, Lang::En]
+    );
+    let info = text(&root, ".eld-info-body");
+    assert!(info.contains("Prizes per block of tickets"), "{info}");
+    assert!(!info.contains("could not be loaded"), "{info}");
+    assert!(
+        root.query_selector("canvas[data-symbol]")
+            .unwrap()
+            .is_none(),
+        "every symbol drawn"
+    );
+
+    // Open from now on: never asked for again.
+    summary.click();
+    query(&root, ".eld-help").click();
+    summary.click();
+    sleep(50).await;
+    assert_eq!(backend.state.borrow().rules_requests.len(), 2);
+    assert_eq!(root.query_selector_all(".eld-combos").unwrap().length(), 1);
 }
 
 #[wasm_bindgen_test]

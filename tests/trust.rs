@@ -282,6 +282,8 @@ async fn a_paytable_unlike_the_rules_is_a_failed_check() {
         failure.contains("table des gains, taux de retour"),
         "{failure}"
     );
+    // The failed check opens the rules, whose page then comes.
+    rules_shown(&root).await;
     let info = text(&root, ".eld-info-body");
     // The engine's figures, not the server's.
     assert!(info.contains(&format!("70{NBSP}%")), "{info}");

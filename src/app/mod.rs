@@ -5,7 +5,8 @@
 //! resizing, teardown), `session` (loading the player), `commands`
 //! (carrying out the state machine's commands, the reveal animation),
 //! `render` (controls brought in line with the state), `panels` (the
-//! history panel, its rows verified before they show a result) and
+//! history panel, its rows verified before they show a result), `rules`
+//! (the rules panel's page, fetched when first opened) and
 //! `trust` (the commitments seen, kept across reloads) and `portal` (the
 //! messages to and from the portal that frames the page).
 
@@ -14,6 +15,7 @@ mod panels;
 mod portal;
 mod protection;
 mod render;
+mod rules;
 mod session;
 mod trust;
 mod wiring;
@@ -102,6 +104,7 @@ struct Inner {
     closed: Cell<bool>,
     /// Player protection: notices, session clock, limits, reality check.
     guard: protection::Guard,
+    rules: Cell<rules::RulesPage>,
 }
 
 impl App {
@@ -174,6 +177,7 @@ impl App {
             page_watch: RefCell::new(None),
             closed: Cell::new(false),
             guard,
+            rules: Cell::new(rules::RulesPage::NotLoaded),
         });
         Inner::wire(&inner)?;
         Inner::wire_guard(&inner)?;
@@ -267,16 +271,9 @@ impl Inner {
     }
 
     /// « ? »: the rules, opened and scrolled to the paytable.
-    fn open_help(&self) {
-        set_attr_open(&self.ui.info);
-        let target = self
-            .ui
-            .info_body
-            .query_selector("#eld-combos")
-            .ok()
-            .flatten();
-        let target: &web_sys::Element = target.as_ref().unwrap_or(&self.ui.info);
-        target.scroll_into_view();
+    fn open_help(this: &Rc<Inner>) {
+        set_attr_open(&this.ui.info);
+        Inner::show_rules(this, true);
     }
 
     fn toggle_turbo(&self) {

@@ -13,7 +13,7 @@ use crate::game::Player;
 use crate::net::Backend;
 use crate::operator_key::{choose, fingerprint, KeyProblem, BUILD_PIN};
 use crate::rules_check::mismatches;
-use crate::ui::fill_info;
+use crate::ui::show_config_mismatch;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 
@@ -110,9 +110,8 @@ impl Inner {
         let figures = mismatches(&config);
         if !figures.is_empty() {
             crate::console::warn(&self.lang.config_mismatch(&figures));
-        }
-        fill_info(&self.ui.info_body, self.lang, &figures).log_failure("filling the info panel");
-        if !figures.is_empty() {
+            show_config_mismatch(&self.ui.info_body, self.lang, &figures)
+                .log_failure("showing the configuration's failed check");
             self.ui
                 .info
                 .set_attribute("open", "")

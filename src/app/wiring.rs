@@ -42,6 +42,11 @@ impl Inner {
                 Inner::load_history(i, false);
             }
         })?);
+        listeners.push(on(&ui.info, "toggle", |i, _| {
+            if i.ui.info.has_attribute("open") {
+                Inner::show_rules(i, false);
+            }
+        })?);
         let doc = crate::dom::document()?;
         listeners.push(on(&doc, "keydown", Inner::on_key)?);
         let window = crate::dom::window()?;
@@ -138,7 +143,7 @@ impl Inner {
                 this.render();
             }
             "eld-turbo" => this.toggle_turbo(),
-            "eld-help" => this.open_help(),
+            "eld-help" => Inner::open_help(this),
             "eld-history-more" => Inner::load_history(this, true),
             "eld-history-receipt" => {
                 if let Some(sale) = sale_of("data-receipt") {

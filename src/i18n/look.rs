@@ -34,4 +34,12 @@ impl Lang {
             Lang::En => "Tap or drag across a column to uncover it; with the keyboard, Right arrow or Space.",
         }
     }
+
+    /// The rules panel's page could not be fetched.
+    pub fn rules_unavailable(self) -> &'static str {
+        match self {
+            Lang::Fr => "Les règles n'ont pas pu être chargées : refermez puis rouvrez ce panneau pour réessayer.",
+            Lang::En => "The rules could not be loaded: close and open this panel again to try again.",
+        }
+    }
 }

@@ -78,6 +78,10 @@ pub struct FakeState {
     pub reality_requests: Vec<RealityCheckRequest>,
     /// Every `GET /api/limits`, counted.
     pub limits_reads: u32,
+    /// Every rules page asked for, in order.
+    pub rules_requests: Vec<Lang>,
+    /// Answers the next rules page with a network failure (once).
+    pub rules_fail: bool,
 }
 
 #[derive(Clone)]
@@ -118,6 +122,8 @@ impl FakeBackend {
                 exclusion_requests: Vec::new(),
                 reality_requests: Vec::new(),
                 limits_reads: 0,
+                rules_requests: Vec::new(),
+                rules_fail: false,
             })),
         }
     }
@@ -309,6 +315,15 @@ impl Backend for FakeBackend {
         }
         self.protection_answer()
     }
+    /// The pages `scripts/build-web.sh` writes, from the same function.
+    fn rules_page(&self, lang: Lang) -> Reply<String> {
+        let mut state = self.state.borrow_mut();
+        state.rules_requests.push(lang);
+        if std::mem::take(&mut state.rules_fail) {
+            return reply(Err(NetError::Network));
+        }
+        reply(Ok(eldorado_web::rules_page::rules_page(lang)))
+    }
     fn set_reality_check(&self, _token: &str, request: RealityCheckRequest) -> Reply<Protection> {
         {
             let mut state = self.state.borrow_mut();
@@ -441,4 +456,18 @@ pub fn mount_pinned(
 
 pub async fn ready(app: &App) {
     wait_for("the session", || app.game().phase() == &Phase::Ready).await;
+}
+
+/// Opens the rules panel as a player does and waits for its page.
+pub async fn open_rules(root: &web_sys::Element) {
+    click(root, ".eld-info > summary");
+    rules_shown(root).await;
+}
+
+/// Waits until the rules panel's page is in (its last part: the facts).
+pub async fn rules_shown(root: &web_sys::Element) {
+    wait_for("the rules page", || {
+        root.query_selector(".eld-facts").unwrap().is_some()
+    })
+    .await;
 }
