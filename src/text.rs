@@ -1,6 +1,7 @@
 //! Whole numbers written in decimal by one non-generic function: each
 //! integer type's `to_string` and each padded `format!` otherwise brings its
-//! own code into the module (issue 13: the page's download size).
+//! own code into the module (issue 13: the page's download size). Likewise
+//! a byte search for ASCII separators.
 
 /// Appends `n` in decimal, zero-padded on the left to at least `width`
 /// digits (at most 20), as `{n:0width$}` writes it.
@@ -27,9 +28,23 @@ pub fn decimal(n: u64) -> String {
     out
 }
 
+/// `text.split_once(sep)` for an ASCII `sep`: a plain byte search, where a
+/// `char` pattern brings its searcher and `memchr` into the module.
+pub fn split_once(text: &str, sep: u8) -> Option<(&str, &str)> {
+    let i = text.bytes().position(|b| b == sep)?;
+    Some((&text[..i], &text[i + 1..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_once_matches_str() {
+        for text in ["", "a", "=", "a=b", "a=b=c", "=b", "a=", "é=€", "ab"] {
+            assert_eq!(split_once(text, b'='), text.split_once('='));
+        }
+    }
 
     #[test]
     fn decimal_writes_as_display_does() {
