@@ -23,8 +23,14 @@ pub fn push_decimal(out: &mut String, mut n: u64, width: usize) {
 
 /// `n` in decimal, as `n.to_string()` writes it.
 pub fn decimal(n: u64) -> String {
-    let mut out = String::new();
+    around("", n, "")
+}
+
+/// `format!("{before}{n}{after}")`, without a formatting call per site.
+pub fn around(before: &str, n: u64, after: &str) -> String {
+    let mut out = String::from(before);
     push_decimal(&mut out, n, 0);
+    out.push_str(after);
     out
 }
 
@@ -62,6 +68,12 @@ mod tests {
         ] {
             assert_eq!(decimal(n), n.to_string());
         }
+    }
+
+    #[test]
+    fn around_matches_format() {
+        assert_eq!(around("a ", 42, " b"), format!("a {} b", 42));
+        assert_eq!(around("", 0, ""), "0");
     }
 
     #[test]
