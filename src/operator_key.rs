@@ -74,17 +74,15 @@ pub fn choose(
 /// A short fingerprint to compare by eye with the operator's published
 /// one: the first 8 bytes of the key's SHA-256, in groups of four digits.
 pub fn fingerprint(key: &PublicKeyBytes) -> String {
-    // Digits written by hand: `{:02x}` would bring the integer formatting
-    // machinery into the module for these 16 digits (issue 13).
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    // Not `{:02x}`, which would bring the integer formatting machinery
+    // into the module for these 16 digits (issue 13).
     let digest = Sha256::digest(key.0);
     let mut hex = String::new();
-    for (i, &byte) in digest[..8].iter().enumerate() {
-        if i > 0 && i % 2 == 0 {
+    for (i, pair) in digest[..8].chunks(2).enumerate() {
+        if i > 0 {
             hex.push(' ');
         }
-        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        hex.push(char::from(DIGITS[usize::from(byte & 15)]));
+        hex.push_str(&eldorado_engine::fixed_bytes::to_hex(pair));
     }
     hex
 }

@@ -3,6 +3,19 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// `bytes` as lowercase hex, as `hex::encode` writes them. One non-generic
+/// loop: `hex::encode` collects a char iterator, whose code the browser's
+/// bundle would carry as well.
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &byte in bytes {
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 15)]));
+    }
+    out
+}
+
 /// Declares a byte-array newtype with hex text and serde forms.
 macro_rules! hex_bytes {
     ($(#[$meta:meta])* $name:ident, $len:expr) => {
@@ -14,7 +27,7 @@ macro_rules! hex_bytes {
             pub const LEN: usize = $len;
 
             pub fn to_hex(&self) -> String {
-                hex::encode(self.0)
+                crate::fixed_bytes::to_hex(&self.0)
             }
 
             pub fn from_hex(text: &str) -> Result<Self, crate::fixed_bytes::HexError> {
@@ -87,3 +100,13 @@ hex_bytes!(
     SignatureBytes,
     64
 );
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn to_hex_writes_as_hex_encode_does() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        assert_eq!(super::to_hex(&bytes), hex::encode(&bytes));
+        assert_eq!(super::to_hex(&[]), "");
+    }
+}
