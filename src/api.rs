@@ -34,7 +34,9 @@ impl From<NetError> for wasm_bindgen::JsValue {
         let text = match error {
             NetError::Timeout => "timeout".to_owned(),
             NetError::Network => "network".to_owned(),
-            NetError::Api { status, code } => format!("HTTP {status} {code}"),
+            NetError::Api { status, code } => {
+                crate::text::around("HTTP ", status.into(), " ") + &code
+            }
             NetError::Decode => "an answer not of the contract's shape".to_owned(),
             NetError::Protection(_) => "refused by a play limit or self-exclusion".to_owned(),
         };

@@ -330,7 +330,11 @@ impl Board {
         let cell = self.layout.cell;
         let font_px = (cell * 0.26).max(9.0).round();
         // Whole pixels, formatted as an integer: no float formatting code.
-        let font = format!("700 {}px system-ui, sans-serif", font_px as u32);
+        let font = crate::text::around(
+            "700 ",
+            u64::from(font_px as u32),
+            "px system-ui, sans-serif",
+        );
         for (row, label) in self.labels.iter().enumerate() {
             if label.is_empty() {
                 continue;

@@ -55,7 +55,7 @@ pub fn fill(template: &str, slots: &[&str]) -> Option<String> {
     let mut html = String::with_capacity(template.len() * 2);
     let mut slots = slots.iter();
     let mut rest = template;
-    while let Some((before, after)) = rest.split_once('{') {
+    while let Some((before, after)) = crate::text::split_once(rest, b'{') {
         html.push_str(before);
         let slot = slots.next()?;
         rest = match after.strip_prefix("!}") {

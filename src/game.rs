@@ -290,7 +290,9 @@ impl Game {
     /// « Jouer », « Extra », Space or Enter. `new_purchase` draws a fresh
     /// key and nonce, used only when a new purchase starts.
     pub fn press(&mut self, new_purchase: impl FnOnce() -> Purchase) -> Vec<Command> {
-        match self.phase.clone() {
+        // Matched by reference: cloning the phase (and its purchase) costs
+        // a Clone of the whole enum in the module (issue 13).
+        match &self.phase {
             Phase::Loading | Phase::Buying { .. } => Vec::new(),
             Phase::Ready => {
                 self.popup = None;
@@ -303,6 +305,7 @@ impl Game {
                 self.start_purchase(new_purchase())
             }
             Phase::BuyFailed { stake, purchase } => {
+                let (stake, purchase) = (*stake, purchase.clone());
                 self.notice = None;
                 self.phase = Phase::Buying {
                     stake,
@@ -311,7 +314,7 @@ impl Game {
                 vec![Command::Buy { stake, purchase }]
             }
             Phase::Revealing { .. } => vec![Command::FinishReveal],
-            Phase::AwaitingExtra { next } => {
+            &Phase::AwaitingExtra { next } => {
                 self.popup = None;
                 self.phase = Phase::Revealing { grid: next };
                 vec![Command::Reveal {
@@ -378,14 +381,17 @@ impl Game {
     }
 
     pub fn buy_failed(&mut self, error: NetError) -> Vec<Command> {
-        let Phase::Buying { stake, purchase } = self.phase.clone() else {
+        if !matches!(self.phase, Phase::Buying { .. }) {
+            return Vec::new();
+        }
+        // Moved out rather than cloned: the phase is replaced anyway.
+        let Phase::Buying { stake, purchase } = std::mem::replace(&mut self.phase, Phase::Ready)
+        else {
             return Vec::new();
         };
-        self.phase = if error.is_definite_refusal() {
-            Phase::Ready
-        } else {
-            Phase::BuyFailed { stake, purchase }
-        };
+        if !error.is_definite_refusal() {
+            self.phase = Phase::BuyFailed { stake, purchase };
+        }
         let funds = matches!(&error, NetError::Api { code, .. } if code == "INSUFFICIENT_FUNDS");
         self.notice = Some(Notice::Net(error.clone()));
         let mut commands = vec![

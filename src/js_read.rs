@@ -379,20 +379,16 @@ fn internally_tagged_unit(value: &JsValue, tag: &str) -> Result<String> {
     name.ok_or(Refused)
 }
 
-/// Hex text filling `out` exactly: what the types' `from_hex`
-/// (`hex::decode_to_slice`) accepts, two ASCII hex digits of either case
-/// per byte and no more, in one copy for every length.
+/// Hex text filling `out` exactly: what the types' `from_hex` accepts
+/// (the same decoder), in one copy for every length.
 #[inline(never)]
 fn hex_into(value: &JsValue, out: &mut [u8]) -> Result<()> {
     let text = String::from_js(value)?;
-    if text.len() != 2 * out.len() {
-        return Err(Refused);
+    if eldorado_engine::fixed_bytes::decode_hex(&text, out) {
+        Ok(())
+    } else {
+        Err(Refused)
     }
-    let digit = |c: u8| char::from(c).to_digit(16).ok_or(Refused);
-    for (byte, pair) in out.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
-        *byte = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
-    }
-    Ok(())
 }
 
 macro_rules! from_hex {

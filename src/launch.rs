@@ -6,6 +6,7 @@
 //! and no other server is ever taken from the address.
 
 use crate::i18n::Lang;
+use crate::text::split_once;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -52,8 +53,20 @@ fn is_code(text: &str) -> bool {
 pub fn without_code(path: &str, search: &str, hash: &str) -> String {
     let mut address = String::from(path);
     let mut separator = '?';
-    for pair in search.trim_start_matches('?').split('&') {
-        if !pair.is_empty() && pair.split('=').next() != Some("launch") {
+    let mut rest = Some(search.trim_start_matches('?'));
+    while let Some(text) = rest {
+        let pair = match split_once(text, b'&') {
+            Some((pair, after)) => {
+                rest = Some(after);
+                pair
+            }
+            None => {
+                rest = None;
+                text
+            }
+        };
+        let name = split_once(pair, b'=').map_or(pair, |(name, _)| name);
+        if !pair.is_empty() && name != "launch" {
             address.push(separator);
             address.push_str(pair);
             separator = '&';

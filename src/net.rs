@@ -11,6 +11,7 @@ use crate::i18n::Lang;
 use crate::js_read::{FromJs, Refused};
 use crate::js_write::ToJs;
 use crate::protection::Refusal;
+use crate::text::around;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -183,14 +184,14 @@ impl Backend for HttpBackend {
         self.post("/api/sales", Some(token), &request)
     }
     fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse> {
-        self.get(&format!("/api/sales/{sale_id}"), Some(token))
+        self.get(&around("/api/sales/", sale_id, ""), Some(token))
     }
     fn receipt(&self, token: &str, sale_id: u64) -> Reply<String> {
-        self.text(&format!("/api/sales/{sale_id}"), Some(token))
+        self.text(&around("/api/sales/", sale_id, ""), Some(token))
     }
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         self.post(
-            &format!("/api/sales/{sale_id}/reveal"),
+            &around("/api/sales/", sale_id, "/reveal"),
             Some(token),
             // Past 255 is past every ticket's grids, which the server refuses anyway.
             &RevealRequest {
@@ -200,7 +201,7 @@ impl Backend for HttpBackend {
     }
     fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage> {
         let path = match before {
-            Some(id) => format!("/api/history?limit=20&before={id}"),
+            Some(id) => around("/api/history?limit=20&before=", id, ""),
             None => "/api/history?limit=20".to_owned(),
         };
         self.get(&path, Some(token))
@@ -317,7 +318,7 @@ async fn fetch(
         if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
             return Err(NetError::Protection(refusal));
         }
-        let code = detail.map_or_else(|| format!("HTTP_{status}"), |d| d.code);
+        let code = detail.map_or_else(|| around("HTTP_", status.into(), ""), |d| d.code);
         return Err(NetError::Api { status, code });
     }
     json

@@ -74,13 +74,15 @@ pub fn choose(
 /// A short fingerprint to compare by eye with the operator's published
 /// one: the first 8 bytes of the key's SHA-256, in groups of four digits.
 pub fn fingerprint(key: &PublicKeyBytes) -> String {
+    // Not `{:02x}`, which would bring the integer formatting machinery
+    // into the module for these 16 digits (issue 13).
     let digest = Sha256::digest(key.0);
     let mut hex = String::new();
     for (i, pair) in digest[..8].chunks(2).enumerate() {
         if i > 0 {
             hex.push(' ');
         }
-        hex.push_str(&format!("{:02x}{:02x}", pair[0], pair[1]));
+        hex.push_str(&eldorado_engine::fixed_bytes::to_hex(pair));
     }
     hex
 }

@@ -5,7 +5,7 @@
 use wasm_bindgen::{JsCast, JsValue};
 
 pub fn file_name(sale_id: u64) -> String {
-    format!("eldorado-receipt-{sale_id}.json")
+    crate::text::around("eldorado-receipt-", sale_id, ".json")
 }
 
 /// Hands `json` to the browser as a file download.

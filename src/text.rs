@@ -1,6 +1,7 @@
 //! Whole numbers written in decimal by one non-generic function: each
 //! integer type's `to_string` and each padded `format!` otherwise brings its
-//! own code into the module (issue 13: the page's download size).
+//! own code into the module (issue 13: the page's download size). Likewise
+//! a byte search for ASCII separators.
 
 /// Appends `n` in decimal, zero-padded on the left to at least `width`
 /// digits (at most 20), as `{n:0width$}` writes it.
@@ -22,14 +23,34 @@ pub fn push_decimal(out: &mut String, mut n: u64, width: usize) {
 
 /// `n` in decimal, as `n.to_string()` writes it.
 pub fn decimal(n: u64) -> String {
-    let mut out = String::new();
+    around("", n, "")
+}
+
+/// `format!("{before}{n}{after}")`, without a formatting call per site.
+pub fn around(before: &str, n: u64, after: &str) -> String {
+    let mut out = String::from(before);
     push_decimal(&mut out, n, 0);
+    out.push_str(after);
     out
+}
+
+/// `text.split_once(sep)` for an ASCII `sep`: a plain byte search, where a
+/// `char` pattern brings its searcher and `memchr` into the module.
+pub fn split_once(text: &str, sep: u8) -> Option<(&str, &str)> {
+    let i = text.bytes().position(|b| b == sep)?;
+    Some((&text[..i], &text[i + 1..]))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_once_matches_str() {
+        for text in ["", "a", "=", "a=b", "a=b=c", "=b", "a=", "é=€", "ab"] {
+            assert_eq!(split_once(text, b'='), text.split_once('='));
+        }
+    }
 
     #[test]
     fn decimal_writes_as_display_does() {
@@ -47,6 +68,12 @@ mod tests {
         ] {
             assert_eq!(decimal(n), n.to_string());
         }
+    }
+
+    #[test]
+    fn around_matches_format() {
+        assert_eq!(around("a ", 42, " b"), format!("a {} b", 42));
+        assert_eq!(around("", 0, ""), "0");
     }
 
     #[test]

@@ -85,7 +85,7 @@ impl Rejection {
     pub fn equivocation(block: u64) -> Rejection {
         Rejection {
             check: Check::CommitmentSeen,
-            reason: format!("two different commitments for block {block}"),
+            reason: crate::text::around("two different commitments for block ", block, ""),
             equivocation: true,
         }
     }

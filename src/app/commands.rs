@@ -158,9 +158,12 @@ impl Inner {
                     .finish()
                     .log_failure("finishing the reveal")
                     .unwrap_or(false);
-                let phase = this.game.borrow().phase().clone();
-                match (finished, phase) {
-                    (true, Phase::Revealing { grid }) => this.reveal_finished(grid),
+                let revealing = match this.game.borrow().phase() {
+                    &Phase::Revealing { grid } => Some(grid),
+                    _ => None,
+                };
+                match (finished, revealing) {
+                    (true, Some(grid)) => this.reveal_finished(grid),
                     _ => Vec::new(),
                 }
             }

@@ -155,7 +155,7 @@ impl Inner {
         let row = this
             .ui
             .history_body
-            .query_selector(&format!("[data-sale=\"{sale_id}\"]"))
+            .query_selector(&crate::text::around("[data-sale=\"", sale_id, "\"]"))
             .ok()
             .flatten()
             .and_then(|button| button.closest("tr").ok().flatten());
@@ -295,7 +295,12 @@ impl Inner {
             let label = if index == 0 {
                 t.main_grid.to_owned()
             } else {
-                format!("{} {index}", t.extra_grid)
+                {
+                    let mut label = t.extra_grid.to_owned();
+                    label.push(' ');
+                    crate::text::push_decimal(&mut label, index as u64, 0);
+                    label
+                }
             };
             let caption = text_child(&figure, "figcaption", "", &label)?;
             caption.set_title(&lang.describe_grid(grid.rows()));

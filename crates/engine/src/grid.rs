@@ -53,11 +53,18 @@ impl Grid {
     }
 
     pub fn from_codes(codes: &[u8]) -> Result<Grid, GridParseError> {
-        if codes.len() != CELLS {
-            return Err(GridParseError::Shape(
+        match codes.try_into() {
+            Ok(cells) => Grid::from_cells(cells),
+            Err(_) => Err(GridParseError::Shape(
                 String::from_utf8_lossy(codes).into_owned(),
-            ));
+            )),
         }
+    }
+
+    // The text form reaches here with its shape already checked, so the
+    // browser's module does not carry the lossy UTF-8 decoder of
+    // `from_codes`' error.
+    fn from_cells(codes: &[u8; CELLS]) -> Result<Grid, GridParseError> {
         let mut rows = [[Symbol::Pyramide; COLS]; ROWS];
         for (i, &code) in codes.iter().enumerate() {
             rows[i / COLS][i % COLS] =
@@ -70,15 +77,26 @@ impl Grid {
 impl FromStr for Grid {
     type Err = GridParseError;
     fn from_str(text: &str) -> Result<Grid, GridParseError> {
-        let parts: Vec<&str> = text.split('/').collect();
-        if parts.len() != ROWS || parts.iter().any(|row| row.len() != COLS) {
+        // Rows of COLS bytes with a '/' after each but the last, and no other
+        // '/': the separators have fixed places, so the bytes are read
+        // directly rather than through `split` (issue 13: the page's size).
+        let bytes = text.as_bytes();
+        let shaped = bytes.len() == ROWS * (COLS + 1) - 1
+            && bytes
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| (b == b'/') == (i % (COLS + 1) == COLS));
+        if !shaped {
             return Err(GridParseError::Shape(text.to_owned()));
         }
         if let Some(bad) = text.chars().find(|c| *c != '/' && !c.is_ascii()) {
             return Err(GridParseError::UnknownSymbol(bad));
         }
-        let codes: Vec<u8> = parts.concat().into_bytes();
-        Grid::from_codes(&codes)
+        let mut codes = [0u8; CELLS];
+        for (code, &b) in codes.iter_mut().zip(bytes.iter().filter(|&&b| b != b'/')) {
+            *code = b;
+        }
+        Grid::from_cells(&codes)
     }
 }
 

@@ -6,7 +6,6 @@ use crate::line::{evaluate_line, LineError, LineOutcome};
 use crate::prize_table::{rank_of_multiple, Rank};
 use crate::stake::Stake;
 use serde::{Deserialize, Serialize};
-use std::collections::BinaryHeap;
 
 /// Most Extra grids a ticket can have: one per line of the main grid.
 pub const MAX_EXTRAS: u8 = ROWS as u8;
@@ -109,18 +108,19 @@ impl Evaluation {
 
     /// Line amounts in stakes, largest first.
     pub fn win_amounts(&self) -> Vec<u32> {
-        // A heap sort of a handful of numbers: the slice sort's machinery
-        // would cost the browser bundle about 5 KB for the same result.
-        let heap: BinaryHeap<u32> = self
-            .lines
-            .iter()
-            .filter_map(|line| match line.outcome {
-                LineOutcome::Win { multiple, .. } => Some(multiple),
-                _ => None,
-            })
-            .collect();
-        let mut amounts = heap.into_sorted_vec();
-        amounts.reverse();
+        // An insertion sort of a handful of numbers: the slice sort's
+        // machinery would cost the browser bundle about 5 KB, a binary heap
+        // a few hundred bytes, for the same result.
+        let mut amounts: Vec<u32> = Vec::new();
+        for line in &self.lines {
+            if let LineOutcome::Win { multiple, .. } = line.outcome {
+                let at = amounts
+                    .iter()
+                    .position(|&a| a < multiple)
+                    .unwrap_or(amounts.len());
+                amounts.insert(at, multiple);
+            }
+        }
         amounts
     }
 }

@@ -134,7 +134,7 @@ impl GuardUi {
                 REALITY_CHOICE,
                 &[
                     &crate::text::decimal(minutes.into()),
-                    &format!("{minutes} {}", p.minutes),
+                    &(crate::text::around("", minutes.into(), " ") + p.minutes),
                 ],
             )?;
         }
