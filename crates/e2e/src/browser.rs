@@ -367,6 +367,8 @@ pub struct PageState {
     pub live: Option<String>,
     pub history_summary: Option<String>,
     pub history_open: bool,
+    /// The rules panel's page has come (it is fetched when first opened).
+    pub rules_shown: bool,
     pub history_rows: Vec<HistoryRow>,
     pub history_detail: HistoryDetail,
 }
@@ -433,6 +435,7 @@ return {
   live: q('.eld-live') ? q('.eld-live').textContent : null,
   history_summary: history ? history.querySelector('summary').textContent : null,
   history_open: !!history && history.open,
+  rules_shown: !!q('.eld-info .eld-facts'),
   history_rows: history ? Array.from(history.querySelectorAll('tbody tr')).map((tr) => {
     const open = tr.querySelector('[data-sale]');
     return {

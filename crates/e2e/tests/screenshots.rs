@@ -269,6 +269,11 @@ async fn take_screenshots(screen: Screen, suffix: &str) {
         .await;
     browser.scroll_to("#eldorado", "start").await;
     browser.click(HELP).await;
+    browser
+        .wait("the rules page, fetched when first opened", |s| {
+            s.rules_shown
+        })
+        .await;
     let rules = browser
         .script(
             "const info = document.querySelector('#eldorado .eld-info'); \
