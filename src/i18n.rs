@@ -14,6 +14,7 @@ pub use protection::ProtectionTexts;
 pub use rules::RulesTexts;
 
 use crate::money::{format_cents, Notation};
+use crate::text::around;
 use eldorado_engine::verify::Check;
 use eldorado_engine::Symbol;
 
@@ -73,18 +74,18 @@ impl Lang {
 
     pub fn you_get_extras(self, extras: u8) -> String {
         match (self, extras) {
-            (Lang::Fr, _) => format!("Vous obtenez {extras} Extra"),
+            (Lang::Fr, _) => around("Vous obtenez ", extras.into(), " Extra"),
             (Lang::En, 1) => "You get 1 Extra".to_owned(),
-            (Lang::En, _) => format!("You get {extras} Extras"),
+            (Lang::En, _) => around("You get ", extras.into(), " Extras"),
         }
     }
 
     pub fn extras_left(self, left: u8) -> String {
         match (self, left) {
-            (Lang::Fr, 0 | 1) => format!("{left} Extra restant"),
-            (Lang::Fr, _) => format!("{left} Extra restants"),
+            (Lang::Fr, 0 | 1) => around("", left.into(), " Extra restant"),
+            (Lang::Fr, _) => around("", left.into(), " Extra restants"),
             (Lang::En, 1) => "1 Extra left".to_owned(),
-            (Lang::En, _) => format!("{left} Extras left"),
+            (Lang::En, _) => around("", left.into(), " Extras left"),
         }
     }
 
@@ -445,6 +446,13 @@ mod tests {
         assert_eq!(Lang::Fr.you_get_extras(2), "Vous obtenez 2 Extra");
         assert_eq!(Lang::En.you_get_extras(1), "You get 1 Extra");
         assert_eq!(Lang::En.extras_left(2), "2 Extras left");
+        assert_eq!(Lang::En.extras_left(1), "1 Extra left");
+        assert_eq!(Lang::En.extras_left(0), "0 Extras left");
+        assert_eq!(Lang::Fr.extras_left(0), "0 Extra restant");
+        assert_eq!(Lang::Fr.extras_left(1), "1 Extra restant");
+        assert_eq!(Lang::Fr.extras_left(12), "12 Extra restants");
+        assert_eq!(Lang::Fr.you_get_extras(1), "Vous obtenez 1 Extra");
+        assert_eq!(Lang::En.you_get_extras(10), "You get 10 Extras");
         assert!(Lang::Fr
             .insufficient_funds(200, 150)
             .contains("1,50\u{A0}€"));

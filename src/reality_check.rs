@@ -161,12 +161,11 @@ fn valid_minutes(minutes: u32) -> u32 {
 /// The session clock as `h:mm:ss`.
 pub fn format_played(ms: u64) -> String {
     let seconds = ms / 1000;
-    format!(
-        "{}:{:02}:{:02}",
-        seconds / 3600,
-        (seconds / 60) % 60,
-        seconds % 60
-    )
+    let mut out = crate::text::around("", seconds / 3600, ":");
+    crate::text::push_decimal(&mut out, (seconds / 60) % 60, 2);
+    out.push(':');
+    crate::text::push_decimal(&mut out, seconds % 60, 2);
+    out
 }
 
 #[cfg(test)]
@@ -295,5 +294,9 @@ mod tests {
         assert_eq!(format_played(0), "0:00:00");
         assert_eq!(format_played(65_999), "0:01:05");
         assert_eq!(format_played(3_600_000 + 2 * MIN + 3_000), "1:02:03");
+        assert_eq!(
+            format_played(123 * 3_600_000 + 59 * MIN + 59_999),
+            "123:59:59"
+        );
     }
 }

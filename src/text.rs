@@ -34,6 +34,27 @@ pub fn around(before: &str, n: u64, after: &str) -> String {
     out
 }
 
+/// `text.parse::<u64>().ok()`: ASCII digits after an optional `+`, `None`
+/// when empty or above `u64::MAX`, without the std parser's radix code.
+pub fn parse_decimal(text: &str) -> Option<u64> {
+    let digits = match text.as_bytes() {
+        [b'+', rest @ ..] => rest,
+        all => all,
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in digits {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(digit))?;
+    }
+    Some(n)
+}
+
 /// `text.split_once(sep)` for an ASCII `sep`: a plain byte search, where a
 /// `char` pattern brings its searcher and `memchr` into the module.
 pub fn split_once(text: &str, sep: u8) -> Option<(&str, &str)> {
@@ -49,6 +70,36 @@ mod tests {
     fn split_once_matches_str() {
         for text in ["", "a", "=", "a=b", "a=b=c", "=b", "a=", "é=€", "ab"] {
             assert_eq!(split_once(text, b'='), text.split_once('='));
+        }
+    }
+
+    #[test]
+    fn parse_decimal_matches_str_parse() {
+        for text in [
+            "",
+            "+",
+            "-",
+            "-0",
+            "0",
+            "+0",
+            "00",
+            "7",
+            "42",
+            "+42",
+            "++4",
+            "4+",
+            " 4",
+            "4 ",
+            "4a",
+            "１",
+            "123456789",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "000018446744073709551615",
+            "184467440737095516150",
+        ] {
+            assert_eq!(parse_decimal(text), text.parse::<u64>().ok(), "{text:?}");
         }
     }
 

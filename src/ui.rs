@@ -8,7 +8,7 @@ use crate::i18n::Lang;
 use crate::money::{format_cents, format_cents_short};
 use crate::rules_check::Figure;
 use crate::rules_page::{symbol_at, SYMBOL_SIDE};
-use crate::text::decimal;
+use crate::text::{decimal, push_decimal};
 use eldorado_engine::verify::Check;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlAnchorElement, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
@@ -291,6 +291,9 @@ pub fn history_row(
             format!("Download the receipt of ticket no. {sale}"),
         ),
     };
+    let mut place = decimal(item.block);
+    place.push_str(" / ");
+    push_decimal(&mut place, item.position.into(), 0);
     body.insert_adjacent_html(
         "beforeend",
         &html(
@@ -300,7 +303,7 @@ pub fn history_row(
                 &format_cents(item.stake_cents, money),
                 &row_result_text(lang, result),
                 status,
-                &format!("{} / {}", item.block, item.position),
+                &place,
                 &open,
                 &sale,
                 &receipt,

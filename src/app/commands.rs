@@ -45,7 +45,7 @@ impl Inner {
     }
 
     pub(super) fn resume(this: &Rc<Inner>) {
-        let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| s.parse().ok());
+        let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| crate::text::parse_decimal(&s));
         let nonce = load_pref(PENDING_NONCE_KEY).and_then(|n| ClientNonce::from_hex(&n).ok());
         let commands = {
             let book = this.book.borrow();

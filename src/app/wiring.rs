@@ -130,7 +130,7 @@ impl Inner {
         let sale_of = |attribute: &str| {
             button
                 .get_attribute(attribute)
-                .and_then(|s| s.parse::<u64>().ok())
+                .and_then(|s| crate::text::parse_decimal(&s))
         };
         match button.class_name().as_str() {
             "eld-play" => Inner::press(this),

@@ -63,7 +63,8 @@ impl Drop for Interval {
 impl Guard {
     pub(super) fn new(ui: GuardUi, lang: Lang) -> Guard {
         let first = load_pref(WARNING_KEY)
-            .and_then(|s| s.parse().ok())
+            .and_then(|s| crate::text::parse_decimal(&s))
+            .and_then(|n| u32::try_from(n).ok())
             .map_or(WarningRotation(0), WarningRotation);
         save_pref(
             WARNING_KEY,
