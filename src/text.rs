@@ -17,8 +17,10 @@ pub fn push_decimal(out: &mut String, mut n: u64, width: usize) {
         }
     }
     let start = start.min(digits.len().saturating_sub(width));
-    // Only ASCII digits were written: the conversion cannot fail.
-    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+    // Pushed one by one: `str::from_utf8` would inline its validation here.
+    for &digit in &digits[start..] {
+        out.push(char::from(digit));
+    }
 }
 
 /// `n` in decimal, as `n.to_string()` writes it.
