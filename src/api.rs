@@ -7,7 +7,7 @@ pub use eldorado_api::{
     ExclusionRequest, HistoryItem, HistoryPage, LaunchCodeRequest, LimitKind, LimitReached,
     LimitsRequest, Odds, PageMessage, ParentMessage, PendingLimit, PrizeRow, Protection,
     RankRemaining, RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, SaleStatus,
-    Session,
+    Session, StakeAmounts,
 };
 
 /// Why a request gave no usable answer.

@@ -17,14 +17,13 @@
 use crate::api::{
     BlockInfo, BlockList, BlockStatus, Config, ErrorBody, ErrorDetail, HistoryItem, HistoryPage,
     LimitKind, LimitReached, Odds, ParentMessage, PendingLimit, PrizeRow, Protection,
-    RankRemaining, RevealAck, SaleResponse, SaleStatus, Session,
+    RankRemaining, RevealAck, SaleResponse, SaleStatus, Session, StakeAmounts,
 };
 use eldorado_engine::{
     ClientNonce, Commitment, Grid, Hash, Money, PublicKeyBytes, Sale, Salt, SignatureBytes,
     SignedCommitment, SignedSale, Ticket,
 };
 use js_sys::{Array, ArrayBuffer, Map, Number, Object, Reflect, Symbol, Uint8Array};
-use std::collections::BTreeMap;
 use std::fmt;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -176,13 +175,13 @@ fn pairs(value: &JsValue) -> Result<Vec<(JsValue, JsValue)>> {
 }
 
 /// A later duplicate key wins, as in serde's map visitor.
-impl FromJs for BTreeMap<String, u64> {
-    fn from_js(value: &JsValue) -> Result<BTreeMap<String, u64>> {
-        let mut map = BTreeMap::new();
+impl FromJs for StakeAmounts {
+    fn from_js(value: &JsValue) -> Result<StakeAmounts> {
+        let mut amounts = StakeAmounts::default();
         for (key, value) in pairs(value)? {
-            map.insert(String::from_js(&key)?, u64::from_js(&value)?);
+            amounts.insert(String::from_js(&key)?, u64::from_js(&value)?);
         }
-        Ok(map)
+        Ok(amounts)
     }
 }
 

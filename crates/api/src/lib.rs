@@ -25,7 +25,7 @@ pub mod examples;
 pub mod schema;
 
 pub use block::{BlockInfo, BlockList, BlockStatus, RankRemaining};
-pub use config::{Config, Odds, PrizeRow};
+pub use config::{Config, Odds, PrizeRow, StakeAmounts};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
 pub use health::Health;
 pub use history::{HistoryItem, HistoryPage, SaleStatus};
