@@ -20,7 +20,7 @@ for f in www/pkg/index.html www/icon.svg $(grep -o 'www/pkg/[^"]*' www/pkg/index
   total6=$((total6 + g6)); served=$((served + wire))
   printf "%-46s %8d raw %8d gz-6 %8d served\n" "$f" "$raw" "$g6" "$wire"
 done
-printf "%-46s %8s     %8d gz-6 %8d served  (budget 100 KB = 102400 bytes)\n" "TOTAL" "" "$total6" "$served"
+printf "%-46s %8s     %8d gz-6 %8d served  (budget 100 KB = 100000 bytes)\n" "TOTAL" "" "$total6" "$served"
 
 echo "== speed (verify one sale, headless Chromium)"
 work=$(mktemp -d)
