@@ -23,10 +23,13 @@ use eldorado_engine::{Combination, Stake, Symbol};
 /// The side, in canvas pixels, of a symbol's picture in the paytable.
 pub const SYMBOL_SIDE: u32 = 56;
 
-/// The symbol a picture's `data-symbol` names (its index in
-/// [`Symbol::ALL`]).
+/// The symbol a picture's `data-symbol` names: its one-letter code, as in
+/// every text form of a grid ([`Symbol::code`]).
 pub fn symbol_at(data_symbol: &str) -> Option<Symbol> {
-    Symbol::ALL.get(data_symbol.parse::<usize>().ok()?).copied()
+    match data_symbol.as_bytes() {
+        [code] => Symbol::from_code(*code),
+        _ => None,
+    }
 }
 
 /// The panel's HTML for `lang`, each text escaped.
@@ -119,13 +122,12 @@ fn tagged(tag: &str, attributes: &str, text: &str) -> String {
 /// The symbol as drawn on the board, beside its name (which says it for
 /// screen readers); the page draws it.
 fn picture(symbol: Symbol) -> String {
-    let index = Symbol::ALL.iter().position(|s| *s == symbol).unwrap_or(0);
     fill(
         "<canvas class='eld-sym' aria-hidden='true' width='{}' height='{}' data-symbol='{}'></canvas>",
         &[
             &SYMBOL_SIDE.to_string(),
             &SYMBOL_SIDE.to_string(),
-            &index.to_string(),
+            &char::from(symbol.code()).to_string(),
         ],
     )
     .unwrap_or_default()
@@ -213,10 +215,13 @@ mod tests {
         let en = rules_page(Lang::En);
         assert!(en.contains("press &quot;Play&quot;"));
         assert!(!en.contains("\"Play\""));
-        for (i, symbol) in Symbol::ALL.iter().enumerate() {
-            assert_eq!(symbol_at(&i.to_string()), Some(*symbol));
+        for symbol in Symbol::ALL {
+            let code = char::from(symbol.code()).to_string();
+            assert_eq!(symbol_at(&code), Some(symbol));
+            assert!(en.contains(&format!("data-symbol='{code}'")) || symbol == Symbol::Chance);
         }
-        assert_eq!(symbol_at("6"), None);
+        assert_eq!(symbol_at("X"), None);
+        assert_eq!(symbol_at("PP"), None);
         assert_eq!(symbol_at(""), None);
     }
 }
