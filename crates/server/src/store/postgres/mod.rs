@@ -209,15 +209,17 @@ impl<C: GenericClient> Conn for Pg<'_, C> {
         &mut self,
         sql: &'static Sql,
         params: &[Param<'_>],
-        each: &mut dyn FnMut(Row) -> StoreResult<bool>,
+        each: &mut dyn FnMut(&Row) -> StoreResult<bool>,
     ) -> StoreResult<()> {
         let statement = self.prepare(sql)?;
         let mut rows = self.client.query_raw(&statement, bound(params))?;
+        let mut row = Row::default();
         while let Some(r) = rows.next()? {
-            let row = (0..r.len())
-                .map(|i| r.try_get::<_, Value>(i))
-                .collect::<Result<_, _>>()?;
-            if !each(Row(row))? {
+            row.0.clear();
+            for i in 0..r.len() {
+                row.0.push(r.try_get::<_, Value>(i)?);
+            }
+            if !each(&row)? {
                 break;
             }
         }

@@ -18,15 +18,15 @@ use eldorado_engine::{Hash, Money, SignedCommitment, Ticket};
 /// A committed block with its remaining prizes; `None` while it is still
 /// being stored.
 pub fn block_record<C: Conn + ?Sized>(conn: &mut C, id: u64) -> StoreResult<Option<BlockRecord>> {
-    let Some(row) = query_opt(conn, &q::BLOCK, &[int(id)?], Ok)? else {
+    let Some(row) = query_opt(conn, &q::BLOCK, &[int(id)?], |r| Ok(r.clone()))? else {
         return Ok(None);
     };
-    let signed: SignedCommitment = serde_json::from_str(&row.text(2)?)
+    let signed: SignedCommitment = serde_json::from_str(row.str(2)?)
         .map_err(|e| corrupt(format!("stored commitment: {e}")))?;
-    let money = row.text(4)?;
+    let money = row.str(4)?;
     // Sales pick blocks by the column, buyers check the signed kind: they
     // must agree, or a play-money sale could come from a real-money block.
-    if decode::money(&money)? != signed.commitment.money {
+    if decode::money(money)? != signed.commitment.money {
         return Err(corrupt(format!(
             "block {id} is stored as {money} money but committed as {}",
             signed.commitment.money.as_str()
@@ -37,7 +37,7 @@ pub fn block_record<C: Conn + ?Sized>(conn: &mut C, id: u64) -> StoreResult<Opti
     })?;
     Ok(Some(BlockRecord {
         signed,
-        params: serde_json::from_str(&row.text(3)?)
+        params: serde_json::from_str(row.str(3)?)
             .map_err(|e| corrupt(format!("stored params: {e}")))?,
         status: row.parse(0, "block status")?,
         seeding: row.parse(5, "block seeding")?,
@@ -73,7 +73,7 @@ pub fn for_each_ticket<C: Conn + ?Sized>(
     let stake = query_opt(conn, &q::BLOCK_STAKE, &[int(id)?], |r| r.u64(0, "stake"))?
         .ok_or_else(|| corrupt(format!("no block {id}")))?;
     conn.query_each(&q::TICKETS, &[int(id)?], &mut |row| {
-        let (ticket, leaf) = decode::ticket_and_leaf(&row, stake)?;
+        let (ticket, leaf) = decode::ticket_and_leaf(row, stake)?;
         Ok(f(ticket, leaf))
     })
 }
@@ -329,7 +329,7 @@ impl<C: Conn + ?Sized> BlockTx for C {
             Ok((
                 r.parse(0, "block status")?,
                 r.u64(1, "stake")?,
-                decode::money(&r.text(2)?)?,
+                decode::money(r.str(2)?)?,
             ))
         })
     }
@@ -386,7 +386,7 @@ impl<C: Conn + ?Sized> SaleTx for C {
         stake_cents: u64,
     ) -> StoreResult<Option<Ticket>> {
         query_opt(self, &q::TICKET, &[int(block)?, position.into()], |r| {
-            decode::ticket(&r, 0, position, stake_cents)
+            decode::ticket(r, 0, position, stake_cents)
         })
     }
 

@@ -86,17 +86,25 @@ impl Row {
         }
     }
 
-    pub fn opt_text(&self, i: usize) -> StoreResult<Option<String>> {
+    pub fn opt_str(&self, i: usize) -> StoreResult<Option<&str>> {
         match self.at(i)? {
             Value::Null => Ok(None),
-            Value::Text(v) => Ok(Some(v.clone())),
+            Value::Text(v) => Ok(Some(v)),
             other => Err(corrupt(format!("column {i}: {other:?} is not text"))),
         }
     }
 
-    pub fn text(&self, i: usize) -> StoreResult<String> {
-        self.opt_text(i)?
+    pub fn str(&self, i: usize) -> StoreResult<&str> {
+        self.opt_str(i)?
             .ok_or_else(|| corrupt(format!("column {i} is null")))
+    }
+
+    pub fn opt_text(&self, i: usize) -> StoreResult<Option<String>> {
+        Ok(self.opt_str(i)?.map(str::to_owned))
+    }
+
+    pub fn text(&self, i: usize) -> StoreResult<String> {
+        self.str(i).map(str::to_owned)
     }
 
     pub fn bytes(&self, i: usize) -> StoreResult<&[u8]> {
@@ -115,7 +123,7 @@ impl Row {
 
     /// A stored enum by its name.
     pub fn parse<E: FromStr>(&self, i: usize, what: &str) -> StoreResult<E> {
-        let text = self.text(i)?;
+        let text = self.str(i)?;
         text.parse()
             .map_err(|_| corrupt(format!("{what} {text:?}")))
     }
@@ -140,7 +148,7 @@ pub fn launch_mode(text: &str) -> StoreResult<LaunchMode> {
 /// A ticket from its columns starting at `at`: grids, prize, extras, salt.
 pub fn ticket(row: &Row, at: usize, position: u32, stake_cents: u64) -> StoreResult<Ticket> {
     let grids = row
-        .text(at)?
+        .str(at)?
         .split(' ')
         .map(|g| g.parse::<Grid>())
         .collect::<Result<Vec<_>, _>>()
@@ -165,13 +173,13 @@ pub fn ticket_and_leaf(row: &Row, stake_cents: u64) -> StoreResult<(Ticket, Hash
 }
 
 /// `text::sale_select!`.
-pub fn sale(row: Row) -> StoreResult<SaleRecord> {
+pub fn sale(row: &Row) -> StoreResult<SaleRecord> {
     Ok(SaleRecord {
         sale_id: row.u64(0, "sale id")?,
         player_id: row.text(1)?,
         block: row.u64(2, "block")?,
         block_tickets: row.u32(3, "tickets")?,
-        ticket: ticket(&row, 6, row.u32(4, "position")?, row.u64(5, "stake")?)?,
+        ticket: ticket(row, 6, row.u32(4, "position")?, row.u64(5, "stake")?)?,
         sold_at_ms: row.u64(10, "time")?,
         client_nonce: ClientNonce(row.array(14, "client nonce")?),
         balance_before_cents: row.u64(11, "balance")?,
@@ -180,11 +188,11 @@ pub fn sale(row: Row) -> StoreResult<SaleRecord> {
     })
 }
 
-pub fn kind_and_balance(row: Row) -> StoreResult<(PlayerKind, u64)> {
+pub fn kind_and_balance(row: &Row) -> StoreResult<(PlayerKind, u64)> {
     Ok((row.parse(0, "player kind")?, row.u64(1, "balance")?))
 }
 
-pub fn session(row: Row) -> StoreResult<SessionRecord> {
+pub fn session(row: &Row) -> StoreResult<SessionRecord> {
     Ok(SessionRecord {
         player_id: row.text(0)?,
         expires_at_ms: row.u64(1, "expiry")?,
@@ -192,14 +200,14 @@ pub fn session(row: Row) -> StoreResult<SessionRecord> {
     })
 }
 
-pub fn wallet_op(row: Row) -> StoreResult<WalletOp> {
+pub fn wallet_op(row: &Row) -> StoreResult<WalletOp> {
     Ok(WalletOp {
         kind: row.parse(0, "wallet operation kind")?,
         amount_cents: row.u64(1, "amount")?,
     })
 }
 
-pub fn open_block(row: Row) -> StoreResult<OpenBlock> {
+pub fn open_block(row: &Row) -> StoreResult<OpenBlock> {
     Ok(OpenBlock {
         block: row.u64(0, "block")?,
         tickets: row.u32(1, "tickets")?,
@@ -207,16 +215,16 @@ pub fn open_block(row: Row) -> StoreResult<OpenBlock> {
     })
 }
 
-pub fn launch(row: Row) -> StoreResult<LaunchRecord> {
+pub fn launch(row: &Row) -> StoreResult<LaunchRecord> {
     Ok(LaunchRecord {
         player_id: row.text(0)?,
-        mode: launch_mode(&row.text(1)?)?,
+        mode: launch_mode(row.str(1)?)?,
         lobby_url: row.opt_text(2)?,
     })
 }
 
 /// `text::round_columns!`.
-pub fn round(row: Row) -> StoreResult<Round> {
+pub fn round(row: &Row) -> StoreResult<Round> {
     Ok(Round {
         round_id: row.text(0)?,
         player_id: row.text(1)?,
@@ -229,7 +237,7 @@ pub fn round(row: Row) -> StoreResult<Round> {
     })
 }
 
-pub fn outbox_item(row: Row) -> StoreResult<OutboxItem> {
+pub fn outbox_item(row: &Row) -> StoreResult<OutboxItem> {
     Ok(OutboxItem {
         transaction_id: row.text(0)?,
         kind: row.parse(1, "outbox kind")?,
@@ -254,10 +262,10 @@ fn setting(row: &Row, at: usize) -> StoreResult<LimitSetting> {
 }
 
 /// `text::PROTECTION`.
-pub fn protection(row: Row) -> StoreResult<ProtectionRow> {
+pub fn protection(row: &Row) -> StoreResult<ProtectionRow> {
     Ok(ProtectionRow {
-        stake: setting(&row, 0)?,
-        loss: setting(&row, 3)?,
+        stake: setting(row, 0)?,
+        loss: setting(row, 3)?,
         excluded_until_ms: row.opt_u64(6, "exclusion end")?,
         excluded_indefinitely: row.bool(7)?,
         reality_check_minutes: row
@@ -276,14 +284,14 @@ pub fn setting_params(setting: &LimitSetting) -> StoreResult<[Param<'static>; 3]
     Ok([opt_int(setting.current)?, pending, at])
 }
 
-pub fn window_totals(row: Row) -> StoreResult<WindowTotals> {
+pub fn window_totals(row: &Row) -> StoreResult<WindowTotals> {
     Ok(WindowTotals {
         stakes_cents: row.u64(0, "stakes")?,
         prizes_cents: row.u64(1, "prizes")?,
     })
 }
 
-pub fn window_sale(row: Row) -> StoreResult<WindowSale> {
+pub fn window_sale(row: &Row) -> StoreResult<WindowSale> {
     Ok(WindowSale {
         sold_at_ms: row.u64(0, "sale time")?,
         stake_cents: row.u64(1, "stake")?,
@@ -295,15 +303,13 @@ fn audit_value(text: &str) -> StoreResult<serde_json::Value> {
     serde_json::from_str(text).map_err(|e| corrupt(format!("stored audit value: {e}")))
 }
 
-pub fn audit_entry(row: Row) -> StoreResult<AuditEntry> {
-    let actor = row.text(1)?;
-    let change = row.text(2)?;
+pub fn audit_entry(row: &Row) -> StoreResult<AuditEntry> {
     Ok(AuditEntry {
         at_ms: row.u64(0, "audit time")?,
-        actor: AuditActor::parse(&actor).ok_or_else(|| corrupt("audit actor"))?,
-        change: ProtectionChange::parse(&change).ok_or_else(|| corrupt("audit change"))?,
-        old: audit_value(&row.text(3)?)?,
-        new: audit_value(&row.text(4)?)?,
+        actor: AuditActor::parse(row.str(1)?).ok_or_else(|| corrupt("audit actor"))?,
+        change: ProtectionChange::parse(row.str(2)?).ok_or_else(|| corrupt("audit change"))?,
+        old: audit_value(row.str(3)?)?,
+        new: audit_value(row.str(4)?)?,
         effective_at_ms: row.u64(5, "audit effective time")?,
     })
 }

@@ -132,18 +132,57 @@ pub enum Value {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Row(pub Vec<Value>);
 
+impl Row {
+    /// Column `i` becomes a text, reusing the buffer the previous row left
+    /// there.
+    pub fn set_text(&mut self, i: usize, text: &str) {
+        self.grow(i);
+        match &mut self.0[i] {
+            Value::Text(s) => {
+                s.clear();
+                s.push_str(text);
+            }
+            other => *other = Value::Text(text.to_owned()),
+        }
+    }
+
+    /// Column `i` becomes bytes, reusing the previous row's buffer.
+    pub fn set_bytes(&mut self, i: usize, bytes: &[u8]) {
+        self.grow(i);
+        match &mut self.0[i] {
+            Value::Bytes(b) => {
+                b.clear();
+                b.extend_from_slice(bytes);
+            }
+            other => *other = Value::Bytes(bytes.to_vec()),
+        }
+    }
+
+    pub fn set(&mut self, i: usize, value: Value) {
+        self.grow(i);
+        self.0[i] = value;
+    }
+
+    fn grow(&mut self, i: usize) {
+        if self.0.len() <= i {
+            self.0.resize(i + 1, Value::Null);
+        }
+    }
+}
+
 /// A connection, or a transaction open on one, in either dialect.
 pub trait Conn {
     fn dialect(&self) -> Dialect;
     /// Runs one statement; how many rows it changed.
     fn execute(&mut self, sql: &'static Sql, params: &[Param<'_>]) -> StoreResult<u64>;
     /// Runs one query and hands its rows to `each` in order, until `each`
-    /// answers false (rows are streamed, not collected).
+    /// answers false (rows are streamed, not collected, each read into the
+    /// same `Row` so that a long read allocates nothing per row).
     fn query_each(
         &mut self,
         sql: &'static Sql,
         params: &[Param<'_>],
-        each: &mut dyn FnMut(Row) -> StoreResult<bool>,
+        each: &mut dyn FnMut(&Row) -> StoreResult<bool>,
     ) -> StoreResult<()>;
     /// Runs statements without parameters or results (savepoints).
     fn batch(&mut self, sql: &str) -> StoreResult<()>;
@@ -154,7 +193,7 @@ pub fn query<C: Conn + ?Sized, T>(
     conn: &mut C,
     sql: &'static Sql,
     params: &[Param<'_>],
-    mut decode: impl FnMut(Row) -> StoreResult<T>,
+    mut decode: impl FnMut(&Row) -> StoreResult<T>,
 ) -> StoreResult<Vec<T>> {
     let mut out = Vec::new();
     conn.query_each(sql, params, &mut |row| {
@@ -169,16 +208,19 @@ pub fn query_opt<C: Conn + ?Sized, T>(
     conn: &mut C,
     sql: &'static Sql,
     params: &[Param<'_>],
-    decode: impl FnOnce(Row) -> StoreResult<T>,
+    decode: impl FnOnce(&Row) -> StoreResult<T>,
 ) -> StoreResult<Option<T>> {
+    let mut decode = Some(decode);
     let mut first = None;
     // Read to the end: a statement left half-stepped could hold its
     // autocommitted write (SQLite) or its connection (PostgreSQL).
     conn.query_each(sql, params, &mut |row| {
-        first.get_or_insert(row);
+        if let Some(decode) = decode.take() {
+            first = Some(decode(row)?);
+        }
         Ok(true)
     })?;
-    first.map(decode).transpose()
+    Ok(first)
 }
 
 /// The one row a query always answers (an aggregate).
@@ -186,7 +228,7 @@ pub fn query_one<C: Conn + ?Sized, T>(
     conn: &mut C,
     sql: &'static Sql,
     params: &[Param<'_>],
-    decode: impl FnOnce(Row) -> StoreResult<T>,
+    decode: impl FnOnce(&Row) -> StoreResult<T>,
 ) -> StoreResult<T> {
     query_opt(conn, sql, params, decode)?
         .ok_or_else(|| super::corrupt("a query that always answers a row answered none"))

@@ -84,21 +84,22 @@ impl ToSql for Param<'_> {
     }
 }
 
-fn row_of(r: &rusqlite::Row<'_>, columns: usize) -> StoreResult<Row> {
-    (0..columns)
-        .map(|i| {
-            Ok(match r.get_ref(i)? {
-                ValueRef::Null => Value::Null,
-                ValueRef::Integer(v) => Value::Int(v),
-                ValueRef::Text(v) => Value::Text(
-                    String::from_utf8(v.to_vec()).map_err(|_| corrupt("stored text not UTF-8"))?,
-                ),
-                ValueRef::Blob(v) => Value::Bytes(v.to_vec()),
-                ValueRef::Real(_) => return Err(corrupt("a real number in an integer column")),
-            })
-        })
-        .collect::<StoreResult<_>>()
-        .map(Row)
+/// Reads a SQLite row into `row`, reusing its buffers.
+fn read_row(r: &rusqlite::Row<'_>, columns: usize, row: &mut Row) -> StoreResult<()> {
+    row.0.truncate(columns);
+    for i in 0..columns {
+        match r.get_ref(i)? {
+            ValueRef::Null => row.set(i, Value::Null),
+            ValueRef::Integer(v) => row.set(i, Value::Int(v)),
+            ValueRef::Text(v) => row.set_text(
+                i,
+                std::str::from_utf8(v).map_err(|_| corrupt("stored text not UTF-8"))?,
+            ),
+            ValueRef::Blob(v) => row.set_bytes(i, v),
+            ValueRef::Real(_) => return Err(corrupt("a real number in an integer column")),
+        }
+    }
+    Ok(())
 }
 
 /// A SQLite connection (or a transaction on it: a `Transaction` derefs to
@@ -134,13 +135,15 @@ impl Conn for Lite<'_> {
         &mut self,
         sql: &'static Sql,
         params: &[Param<'_>],
-        each: &mut dyn FnMut(Row) -> StoreResult<bool>,
+        each: &mut dyn FnMut(&Row) -> StoreResult<bool>,
     ) -> StoreResult<()> {
         let mut statement = self.prepare(sql)?;
         let columns = statement.column_count();
         let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+        let mut row = Row::default();
         while let Some(r) = rows.next()? {
-            if !each(row_of(r, columns)?)? {
+            read_row(r, columns, &mut row)?;
+            if !each(&row)? {
                 break;
             }
         }
