@@ -262,7 +262,7 @@ impl BlockBook {
                     block = id,
                     stake = stake.cents(),
                     money = money.as_str(),
-                    status = status.as_str(),
+                    status = <&str>::from(status),
                     root = %signed.commitment.root,
                     elapsed_ms = started.elapsed().as_millis() as u64,
                     "block generated and committed"
@@ -407,7 +407,7 @@ fn live_count(blocks: &[BlockRecord], (stake, money): Line) -> usize {
 mod tests {
     use super::*;
     use crate::clock::ManualClock;
-    use crate::store::failing::{FailingStore, PANIC, WORK};
+    use crate::store::failing::Fault;
     use crate::store::sqlite::SqliteStore;
     use std::time::{Duration, Instant};
 
@@ -426,18 +426,16 @@ mod tests {
     fn a_panicking_generator_is_restarted_and_health_says_so_meanwhile() {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-        let store = Arc::new(FailingStore::new(
-            SqliteStore::open(&dir.path().join("db"), clock).unwrap(),
-        ));
+        let store = Arc::new(SqliteStore::open(&dir.path().join("db"), clock).unwrap());
         let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
         let book = BlockBook::new(store.clone(), key, Seeding::Demo(3), vec![Money::Play]).unwrap();
         assert!(book.generator_ok());
 
-        store.blocks.store(PANIC, Ordering::SeqCst);
+        store.faults().arm("INSERT INTO blocks", Some(Fault::Panic));
         book.ensure_supply();
         wait_until("a failure is reported", || !book.generator_ok());
 
-        store.blocks.store(WORK, Ordering::SeqCst);
+        store.faults().arm("INSERT INTO blocks", None);
         // Every stake gets its open and pending blocks after all.
         wait_until("every stake is supplied", || {
             let blocks = store.blocks().unwrap();

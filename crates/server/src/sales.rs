@@ -164,7 +164,7 @@ mod tests {
     use super::*;
     use crate::blocks::Seeding;
     use crate::clock::ManualClock;
-    use crate::store::failing::{FailingStore, FAIL, PANIC, WORK};
+    use crate::store::failing::Fault;
     use crate::store::sqlite::SqliteStore;
     use crate::store::*;
     use eldorado_engine::Stake;
@@ -195,10 +195,9 @@ mod tests {
     async fn the_desk_survives_a_failing_store_and_a_panicking_writer() {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-        let inner = SqliteStore::open(&dir.path().join("db"), clock).unwrap();
+        let store = Arc::new(SqliteStore::open(&dir.path().join("db"), clock).unwrap());
         // A player who cannot pay: a working store answers without any block.
-        inner.create_player("ann", PlayerKind::Demo, 10).unwrap();
-        let store = Arc::new(FailingStore::new(inner));
+        store.create_player("ann", PlayerKind::Demo, 10).unwrap();
         let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
         let book = BlockBook::new(
             store.clone(),
@@ -212,11 +211,12 @@ mod tests {
         let refused = SaleOutcome::InsufficientFunds { balance_cents: 10 };
 
         assert_eq!(desk.sell(request()).await.unwrap(), refused);
-        for mode in [FAIL, PANIC] {
-            store.sales.store(mode, Ordering::SeqCst);
+        // Every batch starts with its first sale's savepoint.
+        for fault in [Fault::Fail, Fault::Panic] {
+            store.faults().arm("SAVEPOINT", Some(fault));
             let failed = desk.sell(request()).await.unwrap_err();
             assert_eq!(failed.code(), eldorado_api::ErrorCode::Internal);
-            store.sales.store(WORK, Ordering::SeqCst);
+            store.faults().arm("SAVEPOINT", None);
             assert_eq!(desk.sell(request()).await.unwrap(), refused);
         }
         assert_eq!(desk.restarts(), 0);

@@ -6,9 +6,7 @@ use super::player::session_body;
 use super::{path_id, ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::{
-    sqlite::now_ms, BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome,
-};
+use crate::store::{BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -120,7 +118,10 @@ async fn transfer(
         reference: body.reference,
     };
     let outcome = state
-        .blocking(move |state| Ok(state.store.transfer(&transfer, now_ms())?))
+        .blocking(move |state| {
+            let now_ms = state.clock.now_ms();
+            Ok(state.store.transfer(&transfer, now_ms)?)
+        })
         .await?;
     match outcome {
         TransferOutcome::Applied { balance_cents }

@@ -1,7 +1,7 @@
 //! The launch-code rules, for every backend: a code opens one session, once,
 //! before it expires.
 
-use super::tx::WalletTx;
+pub use super::tx::{LaunchRecord, LaunchTx};
 use super::{wallet, NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, StoreResult};
 use eldorado_api::LaunchMode;
 
@@ -18,14 +18,6 @@ pub struct NewLaunch {
     pub expires_at_ms: u64,
 }
 
-/// A launch code just marked used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LaunchRecord {
-    pub player_id: String,
-    pub mode: LaunchMode,
-    pub lobby_url: Option<String>,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LaunchRedeemed {
     /// The session is open for this player.
@@ -39,27 +31,6 @@ pub enum LaunchRedeemed {
     /// The player id now belongs to a player of another kind; the code is
     /// used up and no session was opened.
     OtherKind(PlayerKind),
-}
-
-pub fn parse_mode(text: &str) -> Option<LaunchMode> {
-    match text {
-        "real" => Some(LaunchMode::Real),
-        "demo" => Some(LaunchMode::Demo),
-        _ => None,
-    }
-}
-
-/// What a launch needs of a backend's open transaction.
-pub trait LaunchTx: WalletTx {
-    /// Marks the code used if it exists, is unused and expires after
-    /// `now_ms`, in one statement that concurrent transactions cannot both
-    /// pass (`UPDATE ... WHERE NOT used ... RETURNING`); its launch if so.
-    fn take_launch(
-        &mut self,
-        code_hash: &[u8; 32],
-        now_ms: u64,
-    ) -> StoreResult<Option<LaunchRecord>>;
-    fn set_session_lobby(&mut self, token_hash: &[u8; 32], lobby_url: &str) -> StoreResult<()>;
 }
 
 /// Uses up the code and opens the session of its player: the operator's

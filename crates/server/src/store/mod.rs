@@ -16,6 +16,7 @@ pub mod postgres;
 pub mod protection;
 pub mod sale_batch;
 pub mod seamless;
+pub mod sql;
 pub mod sqlite;
 pub mod switch_over;
 pub mod tx;
@@ -25,15 +26,41 @@ use eldorado_api::{AuditActor, AuditEntry, LimitReached, Protection};
 use eldorado_engine::{Block, ClientNonce, Hash, Money, Params, SignedCommitment, Stake, Ticket};
 pub use lease::GenerationLease;
 use protection::{ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
-use seamless::{OutboxItem, Release, ReserveOutcome, Settled};
+use seamless::{Release, ReserveOutcome, Settled};
 use serde::Serialize;
+use strum::{EnumString, IntoStaticStr};
+use tx::OutboxItem;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("storage backend: {0}")]
-    Backend(String),
+    /// The database or its driver failed; `sql_state` is the SQLSTATE code
+    /// when the database gave one (PostgreSQL), so callers test the code,
+    /// never the text.
+    #[error("storage backend: {message}")]
+    Backend {
+        sql_state: Option<String>,
+        message: String,
+    },
     #[error("stored data is inconsistent: {0}")]
     Corrupt(String),
+}
+
+impl StoreError {
+    /// A failure without an SQL state (a connection, a driver, a value).
+    pub fn backend(message: impl Into<String>) -> StoreError {
+        StoreError::Backend {
+            sql_state: None,
+            message: message.into(),
+        }
+    }
+
+    /// The SQLSTATE code of a database error, if it has one.
+    pub fn sql_state(&self) -> Option<&str> {
+        match self {
+            StoreError::Backend { sql_state, .. } => sql_state.as_deref(),
+            StoreError::Corrupt(_) => None,
+        }
+    }
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -42,8 +69,9 @@ pub(crate) fn corrupt(what: impl Into<String>) -> StoreError {
     StoreError::Corrupt(what.into())
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, IntoStaticStr, EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum BlockStatus {
     Open,
     Pending,
@@ -52,25 +80,6 @@ pub enum BlockStatus {
 }
 
 impl BlockStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BlockStatus::Open => "open",
-            BlockStatus::Pending => "pending",
-            BlockStatus::SoldOut => "sold_out",
-            BlockStatus::Closed => "closed",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<BlockStatus> {
-        Some(match text {
-            "open" => BlockStatus::Open,
-            "pending" => BlockStatus::Pending,
-            "sold_out" => BlockStatus::SoldOut,
-            "closed" => BlockStatus::Closed,
-            _ => return None,
-        })
-    }
-
     /// Finished blocks may be disclosed; open or pending ones never.
     pub fn is_finished(self) -> bool {
         matches!(self, BlockStatus::SoldOut | BlockStatus::Closed)
@@ -78,29 +87,13 @@ impl BlockStatus {
 }
 
 /// How a block's generator was seeded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum BlockSeeding {
     /// 32 bytes of OS randomness: the only seeding for real money.
     Os,
     /// A fixed `--demo-seed`: every ticket is predictable (tests, demos).
     Demo,
-}
-
-impl BlockSeeding {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BlockSeeding::Os => "os",
-            BlockSeeding::Demo => "demo",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<BlockSeeding> {
-        Some(match text {
-            "os" => BlockSeeding::Os,
-            "demo" => BlockSeeding::Demo,
-            _ => return None,
-        })
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -127,7 +120,8 @@ impl BlockRecord {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum PlayerKind {
     /// Play money, created by the page in demo mode.
     Demo,
@@ -142,23 +136,6 @@ impl PlayerKind {
             PlayerKind::Demo => Money::Play,
             PlayerKind::Operator => Money::Real,
         }
-    }
-}
-
-impl PlayerKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlayerKind::Demo => "demo",
-            PlayerKind::Operator => "operator",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<PlayerKind> {
-        Some(match text {
-            "demo" => PlayerKind::Demo,
-            "operator" => PlayerKind::Operator,
-            _ => return None,
-        })
     }
 }
 
@@ -177,27 +154,11 @@ pub struct SessionRecord {
     pub lobby_url: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum TransferKind {
     Credit,
     Debit,
-}
-
-impl TransferKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TransferKind::Credit => "credit",
-            TransferKind::Debit => "debit",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<TransferKind> {
-        Some(match text {
-            "credit" => TransferKind::Credit,
-            "debit" => TransferKind::Debit,
-            _ => return None,
-        })
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -478,5 +439,39 @@ pub trait Store: Send + Sync + 'static {
     /// live in files of the data directory.
     fn shared_secret(&self, _name: &str, _fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {
         Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The strings the database holds and the API shows must never move.
+    #[test]
+    fn store_enums_keep_their_stored_strings() {
+        fn round_trip<E>(value: E, text: &str)
+        where
+            E: Copy + std::fmt::Debug + PartialEq + Into<&'static str> + std::str::FromStr,
+        {
+            assert_eq!(value.into(), text);
+            assert_eq!(text.parse::<E>().ok(), Some(value));
+        }
+        round_trip(BlockStatus::Open, "open");
+        round_trip(BlockStatus::Pending, "pending");
+        round_trip(BlockStatus::SoldOut, "sold_out");
+        round_trip(BlockStatus::Closed, "closed");
+        round_trip(BlockSeeding::Os, "os");
+        round_trip(BlockSeeding::Demo, "demo");
+        round_trip(PlayerKind::Demo, "demo");
+        round_trip(PlayerKind::Operator, "operator");
+        round_trip(TransferKind::Credit, "credit");
+        round_trip(TransferKind::Debit, "debit");
+        round_trip(tx::OutboxKind::Credit, "credit");
+        round_trip(tx::OutboxKind::Rollback, "rollback");
+        assert!("generating".parse::<BlockStatus>().is_err());
+        assert_eq!(
+            serde_json::to_string(&BlockStatus::SoldOut).unwrap(),
+            "\"sold_out\""
+        );
     }
 }

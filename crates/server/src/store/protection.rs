@@ -11,7 +11,8 @@
 //! effective time on, without any write ([`LimitSetting::at`]).
 
 use super::tx::WalletTx;
-use super::{corrupt, PlayerKind, StoreResult};
+pub use super::tx::{LimitSetting, ProtectionRow, ProtectionTx, WindowSale, WindowTotals};
+use super::{PlayerKind, StoreResult};
 use eldorado_api::{
     AuditActor, AuditEntry, LimitKind, LimitReached, PendingLimit, Protection, ProtectionChange,
     DEFAULT_REALITY_CHECK_MINUTES, REALITY_CHECK_MINUTES,
@@ -44,13 +45,6 @@ impl Default for ProtectionDefaults {
             reality_check_minutes: DEFAULT_REALITY_CHECK_MINUTES,
         }
     }
-}
-
-/// One limit as stored: in force, and a change waiting for its time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LimitSetting {
-    pub current: Option<u64>,
-    pub pending: Option<PendingLimit>,
 }
 
 impl LimitSetting {
@@ -98,17 +92,6 @@ impl LimitSetting {
     }
 }
 
-/// A player's stored settings.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ProtectionRow {
-    pub stake: LimitSetting,
-    pub loss: LimitSetting,
-    pub excluded_until_ms: Option<u64>,
-    pub excluded_indefinitely: bool,
-    /// `None`: the server's default.
-    pub reality_check_minutes: Option<u32>,
-}
-
 impl ProtectionRow {
     /// The settings of a player that has none stored.
     fn defaults(kind: PlayerKind, defaults: &ProtectionDefaults) -> ProtectionRow {
@@ -135,42 +118,10 @@ impl ProtectionRow {
     }
 }
 
-/// Stakes and prizes of a player's sales in a window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WindowTotals {
-    pub stakes_cents: u64,
-    pub prizes_cents: u64,
-}
-
 impl WindowTotals {
     pub fn loss_cents(self) -> u64 {
         self.stakes_cents.saturating_sub(self.prizes_cents)
     }
-}
-
-/// One sale of a window, for when room frees up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WindowSale {
-    pub sold_at_ms: u64,
-    pub stake_cents: u64,
-    pub prize_cents: u64,
-}
-
-/// The primitives of the protection rules, inside the caller's transaction.
-/// The window reads count EVERY sale row of the player sold after
-/// `after_ms` (exclusive): any row that debits a stake must be counted.
-pub trait ProtectionTx {
-    fn protection_row(&mut self, player_id: &str) -> StoreResult<Option<ProtectionRow>>;
-    fn put_protection_row(&mut self, player_id: &str, row: &ProtectionRow) -> StoreResult<()>;
-    /// Sums over the player's sales with `sold_at_ms > after_ms`, and its
-    /// seamless-wallet rounds reserved since (a stake being paid: no prize
-    /// yet), so that no limit is overshot while the operator is asked.
-    fn window_totals(&mut self, player_id: &str, after_ms: i64) -> StoreResult<WindowTotals>;
-    /// The same sales and rounds, oldest first.
-    fn window_sales(&mut self, player_id: &str, after_ms: i64) -> StoreResult<Vec<WindowSale>>;
-    fn insert_audit(&mut self, player_id: &str, entry: &AuditEntry) -> StoreResult<()>;
-    /// Newest first.
-    fn audit(&mut self, player_id: &str) -> StoreResult<Vec<AuditEntry>>;
 }
 
 /// The start (exclusive) of the window that ends at `now_ms`; before the
@@ -504,11 +455,6 @@ pub fn protection_body(
             .reality_check_minutes
             .unwrap_or(defaults.reality_check_minutes),
     }
-}
-
-/// Reads a stored audit value back.
-pub fn parse_audit_value(text: &str) -> StoreResult<Value> {
-    serde_json::from_str(text).map_err(|e| corrupt(format!("stored audit value: {e}")))
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@
 //! the other sales of the batch still commit.
 
 use super::protection::{check_sale, ProtectionDefaults, Refusal};
-use super::seamless::next_position;
 use super::switch_over::open_next;
 use super::tx::{NewSale, OpenBlock, SaleTx};
 use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
@@ -209,4 +208,24 @@ fn sell_one<T: SaleTx + ?Sized>(
         balance_after_cents: after,
         revealed: 0,
     }))
+}
+
+/// The ticket a sale of `block` takes: the lowest released one (a seamless
+/// round given back), else the first never reserved; `None` while every
+/// unsold ticket is reserved.
+pub fn next_position<T: SaleTx + ?Sized>(
+    tx: &mut T,
+    block: u64,
+    sold: u32,
+    tickets: u32,
+) -> StoreResult<Option<u32>> {
+    if let Some(position) = tx.take_free_ticket(block)? {
+        return Ok(Some(position));
+    }
+    // With no released ticket, the taken ones are exactly the sold and the
+    // reserved: the first free position follows them.
+    let taken = sold
+        .checked_add(tx.reserved_tickets(block)?)
+        .ok_or_else(|| corrupt("ticket count overflow"))?;
+    Ok((taken < tickets).then_some(taken))
 }

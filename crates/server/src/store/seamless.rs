@@ -17,26 +17,10 @@
 
 use super::protection::ProtectionDefaults;
 use super::sale_batch::{admit, Admission};
-use super::tx::{NewSale, SaleTx};
+use super::tx::NewSale;
+pub use super::tx::{OutboxItem, OutboxKind, Round, RoundTx, TicketPoolTx};
 use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
-use eldorado_engine::ClientNonce;
 use std::collections::HashMap;
-
-/// A ticket held for a seamless-wallet player while the operator is asked
-/// for the stake.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Round {
-    /// Names the operator's transactions of this round; unique across
-    /// deployments (the caller draws it at random).
-    pub round_id: String,
-    pub player_id: String,
-    pub idempotency_key: String,
-    pub stake_cents: u64,
-    pub block: u64,
-    pub position: u32,
-    pub client_nonce: ClientNonce,
-    pub reserved_at_ms: u64,
-}
 
 impl Round {
     pub fn debit_id(&self) -> String {
@@ -84,90 +68,6 @@ pub enum Release {
     /// The operator did not answer: the debit may have been applied, so a
     /// rollback is queued.
     NoAnswer,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutboxKind {
-    Credit,
-    Rollback,
-}
-
-impl OutboxKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutboxKind::Credit => "credit",
-            OutboxKind::Rollback => "rollback",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<OutboxKind> {
-        Some(match text {
-            "credit" => OutboxKind::Credit,
-            "rollback" => OutboxKind::Rollback,
-            _ => return None,
-        })
-    }
-}
-
-/// A call the operator's wallet must acknowledge, retried with the same
-/// transaction id until it does.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutboxItem {
-    pub transaction_id: String,
-    pub kind: OutboxKind,
-    pub round_id: String,
-    pub player_id: String,
-    pub amount_cents: u64,
-    /// For a rollback: the debit it undoes.
-    pub original_transaction_id: Option<String>,
-}
-
-/// Released tickets, which any sale of a block takes first. Part of every
-/// sale (internal or seamless), so a released ticket is always sold later.
-pub trait TicketPoolTx {
-    /// Removes and returns the lowest released ticket of the block.
-    fn take_free_ticket(&mut self, block: u64) -> StoreResult<Option<u32>>;
-    /// Tickets of the block held by reserved rounds.
-    fn reserved_tickets(&mut self, block: u64) -> StoreResult<u32>;
-}
-
-/// What the rounds need beyond a sale.
-pub trait RoundTx: SaleTx {
-    /// The reserved round of this idempotency key, if any.
-    fn reserved_round_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<Round>>;
-    fn insert_round(&mut self, round: &Round) -> StoreResult<()>;
-    /// The round if it is still reserved, locked for the transaction.
-    fn reserved_round_for_update(&mut self, round_id: &str) -> StoreResult<Option<Round>>;
-    /// Ends a reserved round: sold (with its sale) or released.
-    fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()>;
-    fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()>;
-    /// Status, sold count and ticket count of a block, locked.
-    fn block_counts_for_update(
-        &mut self,
-        block: u64,
-    ) -> StoreResult<Option<(BlockStatus, u32, u32)>>;
-    fn insert_outbox(&mut self, item: &OutboxItem, now_ms: u64) -> StoreResult<()>;
-    /// Ids of rounds reserved before `before_ms`.
-    fn rounds_reserved_before(&mut self, before_ms: u64) -> StoreResult<Vec<String>>;
-}
-
-/// The ticket a sale of `block` takes: the lowest released one, else the
-/// first never reserved; `None` while every unsold ticket is reserved.
-pub fn next_position<T: SaleTx + ?Sized>(
-    tx: &mut T,
-    block: u64,
-    sold: u32,
-    tickets: u32,
-) -> StoreResult<Option<u32>> {
-    if let Some(position) = tx.take_free_ticket(block)? {
-        return Ok(Some(position));
-    }
-    // With no released ticket, the taken ones are exactly the sold and the
-    // reserved: the first free position follows them.
-    let taken = sold
-        .checked_add(tx.reserved_tickets(block)?)
-        .ok_or_else(|| corrupt("ticket count overflow"))?;
-    Ok((taken < tickets).then_some(taken))
 }
 
 /// Step 1: checks the sale as `sale_batch` would and reserves its ticket.

@@ -3,8 +3,7 @@
 //! pending one of the same stake and money takes its place. A play-money
 //! block never stands in for a real-money one, nor the other way round.
 
-use super::seamless::TicketPoolTx;
-use super::tx::BlockTx;
+use super::tx::{BlockTx, TicketPoolTx};
 use super::{BlockStatus, StoreResult};
 use eldorado_engine::Money;
 

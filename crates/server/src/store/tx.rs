@@ -1,19 +1,22 @@
-//! The seam between the rules and a backend: the few reads and writes that
-//! the atomic operations need, all inside ONE open transaction.
+//! The seam between the rules and the database: the few reads and writes
+//! that the atomic operations need, all inside ONE open transaction, and
+//! the plain rows they carry. No rules here: the rules modules
+//! (`switch_over`, `protection`, `wallet`, `launch`, then `sale_batch`,
+//! then `seamless`) import this module, never the other way round.
 //!
-//! A backend opens the transaction, hands it to the backend-independent
-//! rules (`sale_batch`, `wallet`, `switch_over`) as one of these traits,
-//! and commits only if they return `Ok`; an `Err` must roll everything back.
-//! The rules never see SQL, and a backend never decides who may buy what.
+//! `store::sql::access` implements every trait once, over any SQL
+//! connection; the store opens the transaction, hands it to the rules, and
+//! commits only if they return `Ok`; an `Err` rolls everything back.
+//! The rules never see SQL, and the SQL never decides who may buy what.
 //!
 //! Reads marked "for update" must keep the row from changing under the
 //! transaction until it ends (`SELECT ... FOR UPDATE` in PostgreSQL; free in
 //! SQLite, whose writer holds the whole database).
 
-use super::protection::ProtectionTx;
-use super::seamless::TicketPoolTx;
 use super::{BlockStatus, PlayerKind, SaleRecord, StoreResult, TransferKind};
+use eldorado_api::{AuditEntry, LaunchMode, PendingLimit};
 use eldorado_engine::{ClientNonce, Money, Ticket};
+use strum::{EnumString, IntoStaticStr};
 
 /// The open block of a stake and money as a sale sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,4 +128,141 @@ pub trait SaleTx: WalletTx + BlockTx + ProtectionTx + TicketPoolTx {
     /// Undoes every write since the mark and forgets it (`ROLLBACK TO` then
     /// `RELEASE`); the rest of the transaction stays as it was.
     fn rollback_to_savepoint(&mut self) -> StoreResult<()>;
+}
+
+/// One protection limit as stored: in force, and a change waiting for its
+/// time (the rules are in `protection`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LimitSetting {
+    pub current: Option<u64>,
+    pub pending: Option<PendingLimit>,
+}
+
+/// A player's stored protection settings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProtectionRow {
+    pub stake: LimitSetting,
+    pub loss: LimitSetting,
+    pub excluded_until_ms: Option<u64>,
+    pub excluded_indefinitely: bool,
+    /// `None`: the server's default.
+    pub reality_check_minutes: Option<u32>,
+}
+
+/// Stakes and prizes of a player's sales in a window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowTotals {
+    pub stakes_cents: u64,
+    pub prizes_cents: u64,
+}
+
+/// One sale of a window, for when room frees up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowSale {
+    pub sold_at_ms: u64,
+    pub stake_cents: u64,
+    pub prize_cents: u64,
+}
+
+/// The primitives of the protection rules, inside the caller's transaction.
+/// The window reads count EVERY sale row of the player sold after
+/// `after_ms` (exclusive): any row that debits a stake must be counted.
+pub trait ProtectionTx {
+    fn protection_row(&mut self, player_id: &str) -> StoreResult<Option<ProtectionRow>>;
+    fn put_protection_row(&mut self, player_id: &str, row: &ProtectionRow) -> StoreResult<()>;
+    /// Sums over the player's sales with `sold_at_ms > after_ms`, and its
+    /// seamless-wallet rounds reserved since (a stake being paid: no prize
+    /// yet), so that no limit is overshot while the operator is asked.
+    fn window_totals(&mut self, player_id: &str, after_ms: i64) -> StoreResult<WindowTotals>;
+    /// The same sales and rounds, oldest first.
+    fn window_sales(&mut self, player_id: &str, after_ms: i64) -> StoreResult<Vec<WindowSale>>;
+    fn insert_audit(&mut self, player_id: &str, entry: &AuditEntry) -> StoreResult<()>;
+    /// Newest first.
+    fn audit(&mut self, player_id: &str) -> StoreResult<Vec<AuditEntry>>;
+}
+
+/// A launch code just marked used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchRecord {
+    pub player_id: String,
+    pub mode: LaunchMode,
+    pub lobby_url: Option<String>,
+}
+
+/// What a launch needs of an open transaction.
+pub trait LaunchTx: WalletTx {
+    /// Marks the code used if it exists, is unused and expires after
+    /// `now_ms`, in one statement that concurrent transactions cannot both
+    /// pass (`UPDATE ... WHERE NOT used ... RETURNING`); its launch if so.
+    fn take_launch(
+        &mut self,
+        code_hash: &[u8; 32],
+        now_ms: u64,
+    ) -> StoreResult<Option<LaunchRecord>>;
+    fn set_session_lobby(&mut self, token_hash: &[u8; 32], lobby_url: &str) -> StoreResult<()>;
+}
+
+/// A ticket held for a seamless-wallet player while the operator is asked
+/// for the stake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round {
+    /// Names the operator's transactions of this round; unique across
+    /// deployments (the caller draws it at random).
+    pub round_id: String,
+    pub player_id: String,
+    pub idempotency_key: String,
+    pub stake_cents: u64,
+    pub block: u64,
+    pub position: u32,
+    pub client_nonce: ClientNonce,
+    pub reserved_at_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString)]
+#[strum(serialize_all = "snake_case")]
+pub enum OutboxKind {
+    Credit,
+    Rollback,
+}
+
+/// A call the operator's wallet must acknowledge, retried with the same
+/// transaction id until it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxItem {
+    pub transaction_id: String,
+    pub kind: OutboxKind,
+    pub round_id: String,
+    pub player_id: String,
+    pub amount_cents: u64,
+    /// For a rollback: the debit it undoes.
+    pub original_transaction_id: Option<String>,
+}
+
+/// Released tickets, which any sale of a block takes first. Part of every
+/// sale (internal or seamless), so a released ticket is always sold later.
+pub trait TicketPoolTx {
+    /// Removes and returns the lowest released ticket of the block.
+    fn take_free_ticket(&mut self, block: u64) -> StoreResult<Option<u32>>;
+    /// Tickets of the block held by reserved rounds.
+    fn reserved_tickets(&mut self, block: u64) -> StoreResult<u32>;
+}
+
+/// What the seamless wallet's rounds need beyond a sale.
+pub trait RoundTx: SaleTx {
+    /// The reserved round of this idempotency key, if any.
+    fn reserved_round_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<Round>>;
+    fn insert_round(&mut self, round: &Round) -> StoreResult<()>;
+    /// The round if it is still reserved, locked for the transaction.
+    fn reserved_round_for_update(&mut self, round_id: &str) -> StoreResult<Option<Round>>;
+    /// Ends a reserved round: sold (with its sale) or released.
+    fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()>;
+    fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()>;
+    /// Status, sold count and ticket count of a block, locked.
+    fn block_counts_for_update(
+        &mut self,
+        block: u64,
+    ) -> StoreResult<Option<(BlockStatus, u32, u32)>>;
+    fn insert_outbox(&mut self, item: &OutboxItem, now_ms: u64) -> StoreResult<()>;
+    /// Ids of rounds reserved before `before_ms`.
+    fn rounds_reserved_before(&mut self, before_ms: u64) -> StoreResult<Vec<String>>;
 }

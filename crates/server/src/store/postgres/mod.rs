@@ -7,42 +7,41 @@
 //! Driver: the synchronous `postgres` crate (tokio-postgres underneath, one
 //! small runtime per connection) with an `r2d2` pool. Every store call comes
 //! from a blocking thread (the sale desk's writer, `spawn_blocking`, the
-//! block book's threads) through the synchronous `store::tx` seam, so a sync
-//! client fits it without carrying a runtime handle around, and a
-//! transaction is a plain value lent to the rules like SQLite's.
+//! block book's threads), so a sync client fits it without carrying a
+//! runtime handle around, and a transaction is a plain value lent to the
+//! rules like SQLite's. Each pooled connection keeps its prepared
+//! statements (`PgConnection`).
 //!
-//! Only transactions, queries and schema live here: `schema` (migrations
-//! from `migrations/postgres/*.sql`), `rows` (row mapping), `blocks`,
-//! `sales` and `wallet` (the primitives of `store::tx` and each job's
-//! reads), `shared` (the generation lease and the operator's secrets).
+//! Only connection handling lives here: the pool, transactions run again
+//! after a deadlock or a serialization failure (by SQL state), the batch's
+//! lock order, the binary COPY of a block's tickets, the generation lease
+//! (an advisory lock) and the operator's shared secrets; plus `schema`.
+//! Statements and rules are shared with SQLite (`store::sql`).
 
-mod blocks;
-mod launch;
-mod protection;
-mod rows;
-mod sales;
 mod schema;
-mod seamless;
-mod shared;
-mod wallet;
 
-use super::protection::{ProtectionDefaults, ProtectionTx, ProtectionUpdate, UpdateRefusal};
+use super::sql::{access, Backend, Conn, Dialect, Param, Row, Sql, SqlStore, Value};
 use super::{
-    BlockRecord, BlockSeeding, BlockStatus, GenerationLease, NewPlayer, NewSession, PlayerKind,
-    PlayerRecord, SaleOutcome, SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store,
-    StoreError, StoreResult, Totals, Transfer, TransferOutcome,
+    corrupt, BlockSeeding, BlockStatus, GenerationLease, SaleRequest, StoreError, StoreResult,
 };
 use crate::clock::Clock;
-use eldorado_api::{AuditActor, AuditEntry, Protection};
-use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
+use bytes::BytesMut;
+use eldorado_engine::{Block, SignedCommitment};
+use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::error::SqlState;
-use postgres::NoTls;
-use r2d2_postgres::PostgresConnectionManager;
-use std::sync::{Arc, RwLock};
+use postgres::fallible_iterator::FallibleIterator;
+use postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
+use postgres::{GenericClient, NoTls, Statement};
+use std::collections::HashMap;
+use std::error::Error;
+use std::sync::Arc;
 use std::time::Duration;
 
-type Pool = r2d2::Pool<PostgresConnectionManager<NoTls>>;
-type PooledClient = r2d2::PooledConnection<PostgresConnectionManager<NoTls>>;
+/// The store on PostgreSQL.
+pub type PostgresStore = SqlStore<Postgres>;
+
+type Pool = r2d2::Pool<Manager>;
+type Pooled = r2d2::PooledConnection<Manager>;
 
 /// Times a transaction that PostgreSQL aborted as a deadlock or a
 /// serialization failure is run again: such a transaction wrote nothing,
@@ -52,88 +51,183 @@ const RETRIES: usize = 3;
 /// How long a caller waits for a free connection before the request fails.
 const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The advisory lock key of block generation (any constant shared by all
+/// servers, distinct from the migration lock).
+const GENERATION_LOCK: i64 = 0x0e1d_0002;
+
 impl From<postgres::Error> for StoreError {
     fn from(e: postgres::Error) -> StoreError {
-        StoreError::Backend(e.to_string())
+        StoreError::Backend {
+            sql_state: e.code().map(|c| c.code().to_owned()),
+            message: e.to_string(),
+        }
     }
 }
 
 impl From<r2d2::Error> for StoreError {
     fn from(e: r2d2::Error) -> StoreError {
-        StoreError::Backend(format!("no PostgreSQL connection: {e}"))
+        StoreError::backend(format!("no PostgreSQL connection: {e}"))
     }
 }
 
-/// The rules' view of an open PostgreSQL transaction.
-pub(super) struct PgTx<'a>(postgres::Transaction<'a>);
-
-pub struct PostgresStore {
-    pool: Pool,
-    /// Stamps the rows whose time no caller passes in (players, blocks).
-    clock: Arc<dyn Clock>,
-    protection: RwLock<ProtectionDefaults>,
+/// Whether running the transaction again may succeed.
+fn is_transient(e: &StoreError) -> bool {
+    let transient = [
+        SqlState::T_R_DEADLOCK_DETECTED.code(),
+        SqlState::T_R_SERIALIZATION_FAILURE.code(),
+    ];
+    e.sql_state().is_some_and(|s| transient.contains(&s))
 }
 
-impl PostgresStore {
-    /// Connects to `url` (a libpq-style URL; several hosts and
-    /// `target_session_attrs=read-write` let a server follow a failover),
-    /// keeps up to `pool_size` connections, and applies the migrations.
-    pub fn open(url: &str, pool_size: u32, clock: Arc<dyn Clock>) -> StoreResult<PostgresStore> {
-        let config: postgres::Config = url
-            .parse()
-            .map_err(|e| StoreError::Backend(format!("database URL: {e}")))?;
-        let manager = PostgresConnectionManager::new(config, NoTls);
-        let pool = r2d2::Pool::builder()
-            .max_size(pool_size.max(1))
-            // No idle connections kept open at start: a deployment of many
-            // servers must not exhaust the database's connection slots.
-            .min_idle(Some(0))
-            .connection_timeout(CHECKOUT_TIMEOUT)
-            // A connection broken by a restart or a failover is found out
-            // when taken, and replaced by a fresh one.
-            .test_on_check_out(true)
-            .build(manager)?;
-        schema::migrate(&mut *pool.get()?)?;
-        Ok(PostgresStore {
-            pool,
-            clock,
-            protection: RwLock::default(),
+/// A connection of the pool with the statements prepared on it.
+pub struct PgConnection {
+    client: postgres::Client,
+    statements: HashMap<usize, Statement>,
+}
+
+pub struct Manager(postgres::Config);
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = PgConnection;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<PgConnection, postgres::Error> {
+        Ok(PgConnection {
+            client: self.0.connect(NoTls)?,
+            statements: HashMap::new(),
         })
     }
 
-    fn protection_defaults(&self) -> ProtectionDefaults {
-        *self.protection.read().unwrap_or_else(|p| p.into_inner())
+    fn is_valid(&self, conn: &mut PgConnection) -> Result<(), postgres::Error> {
+        conn.client.simple_query("").map(|_| ())
     }
 
-    fn client(&self) -> StoreResult<PooledClient> {
-        Ok(self.pool.get()?)
+    fn has_broken(&self, conn: &mut PgConnection) -> bool {
+        conn.client.is_closed()
     }
+}
 
-    /// Runs `f` in one transaction, committed only if `f` succeeds; run
-    /// again (from scratch) if PostgreSQL aborted it as a deadlock or a
-    /// serialization failure.
-    fn in_transaction<T>(
+/// Binds a neutral parameter as the column's type asks (every integer
+/// column is BIGINT, but a parameter PostgreSQL infers as INTEGER is bound
+/// as one, checked).
+impl ToSql for Param<'_> {
+    fn to_sql(
         &self,
-        mut f: impl FnMut(&mut PgTx<'_>) -> StoreResult<T>,
-    ) -> StoreResult<T> {
-        let mut client = self.client()?;
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let result = (|| {
-                let mut tx = PgTx(client.transaction()?);
-                let value = f(&mut tx)?;
-                tx.0.commit()?;
-                Ok(value)
-            })();
-            match result {
-                Err(Transient(e)) if attempt < RETRIES => {
-                    tracing::warn!(error = %e, attempt, "transaction aborted by PostgreSQL, running it again");
-                }
-                Err(Transient(e)) | Err(Other(e)) => return Err(e),
-                Ok(value) => return Ok(value),
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
+        fn checked<T: ToSql>(
+            value: T,
+            ty: &Type,
+            out: &mut BytesMut,
+        ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
+            if !T::accepts(ty) {
+                return Err(format!(
+                    "a {} parameter cannot be bound as {ty}",
+                    std::any::type_name::<T>()
+                )
+                .into());
+            }
+            value.to_sql(ty, out)
+        }
+        match *self {
+            Param::Null => Ok(IsNull::Yes),
+            Param::Int(v) => match *ty {
+                Type::INT4 => checked(i32::try_from(v)?, ty, out),
+                Type::INT2 => checked(i16::try_from(v)?, ty, out),
+                _ => checked(v, ty, out),
+            },
+            Param::Text(v) => checked(v, ty, out),
+            Param::Bytes(v) => checked(v, ty, out),
+            Param::Bool(v) => checked(v, ty, out),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+impl<'a> FromSql<'a> for Value {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<Value, Box<dyn Error + Sync + Send>> {
+        Ok(match *ty {
+            Type::INT8 => Value::Int(i64::from_sql(ty, raw)?),
+            Type::INT4 => Value::Int(i32::from_sql(ty, raw)?.into()),
+            Type::INT2 => Value::Int(i16::from_sql(ty, raw)?.into()),
+            Type::BOOL => Value::Bool(bool::from_sql(ty, raw)?),
+            Type::BYTEA => Value::Bytes(Vec::from_sql(ty, raw)?),
+            _ if <String as FromSql>::accepts(ty) => Value::Text(String::from_sql(ty, raw)?),
+            _ => return Err(format!("a column of type {ty}").into()),
+        })
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Value, Box<dyn Error + Sync + Send>> {
+        Ok(Value::Null)
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+/// A PostgreSQL client or transaction, with its connection's statements.
+struct Pg<'a, C> {
+    client: &'a mut C,
+    statements: &'a mut HashMap<usize, Statement>,
+}
+
+impl<C: GenericClient> Pg<'_, C> {
+    fn prepare(&mut self, sql: &'static Sql) -> StoreResult<Statement> {
+        // A text is a static: its address names it.
+        let key = sql as *const Sql as usize;
+        if let Some(statement) = self.statements.get(&key) {
+            return Ok(statement.clone());
+        }
+        let statement = self.client.prepare(sql.text(Dialect::Postgres))?;
+        self.statements.insert(key, statement.clone());
+        Ok(statement)
+    }
+}
+
+fn bound<'a>(params: &'a [Param<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+}
+
+impl<C: GenericClient> Conn for Pg<'_, C> {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn execute(&mut self, sql: &'static Sql, params: &[Param<'_>]) -> StoreResult<u64> {
+        let statement = self.prepare(sql)?;
+        Ok(self.client.execute(&statement, &bound(params))?)
+    }
+
+    fn query_each(
+        &mut self,
+        sql: &'static Sql,
+        params: &[Param<'_>],
+        each: &mut dyn FnMut(&Row) -> StoreResult<bool>,
+    ) -> StoreResult<()> {
+        let statement = self.prepare(sql)?;
+        let mut rows = self.client.query_raw(&statement, bound(params))?;
+        let mut row = Row::default();
+        while let Some(r) = rows.next()? {
+            row.0.clear();
+            for i in 0..r.len() {
+                row.0.push(r.try_get::<_, Value>(i)?);
+            }
+            if !each(&row)? {
+                break;
             }
         }
+        Ok(())
+    }
+
+    fn batch(&mut self, sql: &str) -> StoreResult<()> {
+        Ok(self.client.batch_execute(sql)?)
     }
 }
 
@@ -151,318 +245,251 @@ fn off_async<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
-/// A failed transaction, sorted by whether running it again may succeed.
-enum TxError {
-    Transient(StoreError),
-    Other(StoreError),
+pub struct Postgres {
+    pool: Pool,
 }
-use TxError::{Other, Transient};
 
-impl From<postgres::Error> for TxError {
-    fn from(e: postgres::Error) -> TxError {
-        let transient = matches!(
-            e.code(),
-            Some(&SqlState::T_R_DEADLOCK_DETECTED) | Some(&SqlState::T_R_SERIALIZATION_FAILURE)
-        );
-        if transient {
-            Transient(e.into())
-        } else {
-            Other(e.into())
+impl SqlStore<Postgres> {
+    /// Connects to `url` (a libpq-style URL; several hosts and
+    /// `target_session_attrs=read-write` let a server follow a failover),
+    /// keeps up to `pool_size` connections, and applies the migrations.
+    pub fn open(url: &str, pool_size: u32, clock: Arc<dyn Clock>) -> StoreResult<PostgresStore> {
+        let config: postgres::Config = url
+            .parse()
+            .map_err(|e| StoreError::backend(format!("database URL: {e}")))?;
+        let pool = r2d2::Pool::builder()
+            .max_size(pool_size.max(1))
+            // No idle connections kept open at start: a deployment of many
+            // servers must not exhaust the database's connection slots.
+            .min_idle(Some(0))
+            .connection_timeout(CHECKOUT_TIMEOUT)
+            // A connection broken by a restart or a failover is found out
+            // when taken, and replaced by a fresh one.
+            .test_on_check_out(true)
+            .build(Manager(config))?;
+        off_async(|| schema::migrate(&mut pool.get()?.client))?;
+        Ok(SqlStore::new(Postgres { pool }, clock))
+    }
+}
+
+impl Postgres {
+    fn client(&self) -> StoreResult<Pooled> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Runs `f` in one transaction, committed only if `f` succeeds; run
+    /// again (from scratch) if PostgreSQL aborted it as a deadlock or a
+    /// serialization failure.
+    fn run_transaction<T>(
+        &self,
+        mut f: impl FnMut(&mut Pg<'_, postgres::Transaction<'_>>) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        off_async(|| {
+            let mut pooled = self.client()?;
+            let PgConnection { client, statements } = &mut *pooled;
+            let mut attempt = 0;
+            loop {
+                attempt += 1;
+                let result = (|| {
+                    let mut tx = client.transaction()?;
+                    let value = f(&mut Pg {
+                        client: &mut tx,
+                        statements: &mut *statements,
+                    })?;
+                    tx.commit()?;
+                    Ok(value)
+                })();
+                match result {
+                    Err(e) if is_transient(&e) && attempt < RETRIES => {
+                        tracing::warn!(error = %e, attempt, "transaction aborted by PostgreSQL, running it again");
+                    }
+                    result => return result,
+                }
+            }
+        })
+    }
+}
+
+/// Locks, before the rules run, the open blocks of the batch's stakes and
+/// the rows of its players, each set in id order. Every batch of every
+/// server takes them in the same order, so batches wait for each other
+/// instead of deadlocking; and a sale retried on another server while the
+/// first try is still in flight waits here, then finds the first try's
+/// sale under its idempotency key (a replay, not a second sale).
+fn lock_batch(tx: &mut postgres::Transaction<'_>, requests: &[SaleRequest]) -> StoreResult<()> {
+    let mut stakes: Vec<i64> = requests
+        .iter()
+        .map(|r| super::sql::decode::to_i64(r.stake.cents()))
+        .collect::<StoreResult<_>>()?;
+    stakes.sort_unstable();
+    stakes.dedup();
+    let mut players: Vec<&str> = requests.iter().map(|r| r.player_id.as_str()).collect();
+    players.sort_unstable();
+    players.dedup();
+    tx.execute(
+        "SELECT id FROM blocks WHERE status = 'open' AND stake_cents = ANY($1) ORDER BY id FOR UPDATE",
+        &[&stakes],
+    )?;
+    tx.execute(
+        "SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+        &[&players],
+    )?;
+    Ok(())
+}
+
+/// The generation lock, held on its own connection for the life of the
+/// lease. A server that dies loses its connection, and PostgreSQL frees the
+/// lock with it, so another server takes over generation.
+struct HeldLock(Pooled);
+
+impl Drop for HeldLock {
+    fn drop(&mut self) {
+        let unlock = off_async(|| {
+            self.0
+                .client
+                .execute("SELECT pg_advisory_unlock($1)", &[&GENERATION_LOCK])
+        });
+        if let Err(e) = unlock {
+            tracing::warn!(error = %e, "releasing the generation lock (the session ends anyway)");
         }
     }
 }
 
-impl From<StoreError> for TxError {
-    fn from(e: StoreError) -> TxError {
-        // The rules' errors carry PostgreSQL's as text: a deadlock met in
-        // the middle of the rules is transient too.
-        match &e {
-            StoreError::Backend(text) if text.contains("deadlock detected") => Transient(e),
-            _ => Other(e),
-        }
-    }
-}
-
-impl Store for PostgresStore {
-    fn blocks(&self) -> StoreResult<Vec<BlockRecord>> {
-        off_async(|| blocks::all(&mut *self.client()?))
+impl Backend for Postgres {
+    fn read<T>(&self, f: impl FnOnce(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T> {
+        off_async(|| {
+            let mut pooled = self.client()?;
+            let PgConnection { client, statements } = &mut *pooled;
+            f(&mut Pg { client, statements })
+        })
     }
 
-    fn block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
-        off_async(|| rows::block_record(&mut *self.client()?, id))
+    fn snapshot<T>(&self, mut f: impl FnMut(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T> {
+        self.run_transaction(|c| f(c))
     }
 
-    fn next_block_id(&self) -> StoreResult<u64> {
-        off_async(|| blocks::next_id(&mut *self.client()?))
+    fn write<T>(&self, f: impl FnOnce(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T> {
+        self.read(f)
     }
 
+    fn transaction<T>(&self, mut f: impl FnMut(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T> {
+        self.run_transaction(|c| f(c))
+    }
+
+    fn sale_transaction<T>(
+        &self,
+        requests: &[SaleRequest],
+        mut f: impl FnMut(&mut dyn Conn) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        self.run_transaction(|c| {
+            lock_batch(c.client, requests)?;
+            f(c)
+        })
+    }
+
+    /// In ONE transaction: its row, its tickets (a binary COPY, which takes
+    /// no lock that a sale waits for), its prize counts, and its status
+    /// last. A server that dies midway leaves nothing behind.
     fn insert_block(
         &self,
         block: &Block,
         signed: &SignedCommitment,
         seeding: BlockSeeding,
+        now_ms: u64,
     ) -> StoreResult<BlockStatus> {
-        off_async(|| {
-            let now = self.clock.now_ms();
-            self.in_transaction(|tx| blocks::insert(tx, block, signed, seeding, now))
+        self.run_transaction(|c| {
+            access::insert_block_row(c, block, signed, seeding, now_ms)?;
+            let id = super::sql::decode::to_i64(block.id)?;
+            let sink = c.client.copy_in(
+                "COPY tickets (block, position, grids, prize, extras, salt, leaf) \
+                 FROM STDIN (FORMAT binary)",
+            )?;
+            let bytea = Type::BYTEA;
+            let mut writer = BinaryCopyInWriter::new(
+                sink,
+                &[
+                    Type::INT8,
+                    Type::INT8,
+                    Type::TEXT,
+                    Type::INT8,
+                    Type::INT8,
+                    bytea.clone(),
+                    bytea,
+                ],
+            );
+            for ticket in &block.tickets {
+                let leaf = block
+                    .tree
+                    .leaf(ticket.position)
+                    .ok_or_else(|| corrupt("a ticket without its leaf"))?;
+                writer.write(&[
+                    &id,
+                    &i64::from(ticket.position),
+                    &super::sql::decode::grids_text(ticket),
+                    &super::sql::decode::to_i64(ticket.prize_cents)?,
+                    &i64::from(ticket.extras),
+                    &&ticket.salt.0[..],
+                    &&leaf.0[..],
+                ])?;
+            }
+            writer.finish()?;
+            access::finish_block(c, block, signed.commitment.money)
         })
-    }
-
-    fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>> {
-        off_async(|| blocks::leaves(&mut *self.client()?, id))
-    }
-
-    fn for_each_ticket(&self, id: u64, f: &mut dyn FnMut(Ticket, Hash) -> bool) -> StoreResult<()> {
-        off_async(|| blocks::for_each_ticket(&mut *self.client()?, id, f))
-    }
-
-    fn close_block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
-        off_async(|| {
-            self.in_transaction(|tx| {
-                if !super::switch_over::close(tx, id)? {
-                    return Ok(None);
-                }
-                rows::block_record(&mut tx.0, id)
-            })
-        })
-    }
-
-    fn create_player(&self, id: &str, kind: PlayerKind, balance_cents: u64) -> StoreResult<bool> {
-        off_async(|| {
-            wallet::create_player(
-                &mut *self.client()?,
-                id,
-                kind,
-                balance_cents,
-                self.clock.now_ms(),
-            )
-        })
-    }
-
-    fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
-        off_async(|| wallet::player(&mut *self.client()?, id))
-    }
-
-    fn has_players(&self, kind: PlayerKind) -> StoreResult<bool> {
-        off_async(|| wallet::has_players(&mut *self.client()?, kind))
-    }
-
-    fn transfer(&self, transfer: &Transfer, now_ms: u64) -> StoreResult<TransferOutcome> {
-        off_async(|| self.in_transaction(|tx| super::wallet::transfer(tx, transfer, now_ms)))
-    }
-
-    fn create_session(
-        &self,
-        token_hash: &[u8; 32],
-        player_id: &str,
-        now_ms: u64,
-        expires_at_ms: u64,
-    ) -> StoreResult<()> {
-        off_async(|| {
-            wallet::create_session(
-                &mut *self.client()?,
-                token_hash,
-                player_id,
-                now_ms,
-                expires_at_ms,
-            )
-        })
-    }
-
-    fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>> {
-        off_async(|| wallet::session(&mut *self.client()?, token_hash))
-    }
-
-    fn open_session(
-        &self,
-        player: &NewPlayer<'_>,
-        session: &NewSession,
-    ) -> StoreResult<SessionOpened> {
-        off_async(|| self.in_transaction(|tx| super::wallet::open_session(tx, player, session)))
-    }
-
-    fn delete_session(&self, token_hash: &[u8; 32]) -> StoreResult<bool> {
-        off_async(|| wallet::delete_session(&mut *self.client()?, token_hash))
-    }
-
-    fn delete_player_sessions(&self, player_id: &str) -> StoreResult<u64> {
-        off_async(|| wallet::delete_player_sessions(&mut *self.client()?, player_id))
-    }
-
-    fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
-        off_async(|| wallet::delete_expired_sessions(&mut *self.client()?, now_ms))
-    }
-
-    fn insert_launch(&self, new: &super::launch::NewLaunch) -> StoreResult<()> {
-        off_async(|| launch::insert(&mut *self.client()?, new))
-    }
-
-    fn redeem_launch(
-        &self,
-        code_hash: &[u8; 32],
-        session: &NewSession,
-        demo_player: Option<&NewPlayer<'_>>,
-    ) -> StoreResult<super::launch::LaunchRedeemed> {
-        off_async(|| {
-            self.in_transaction(|tx| super::launch::redeem(tx, code_hash, session, demo_player))
-        })
-    }
-
-    fn delete_expired_launches(&self, now_ms: u64) -> StoreResult<u64> {
-        off_async(|| launch::delete_expired(&mut *self.client()?, now_ms))
-    }
-
-    fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
-        let defaults = self.protection_defaults();
-        off_async(|| {
-            self.in_transaction(|tx| {
-                sales::lock_batch(tx, requests)?;
-                super::sale_batch::sell_batch(tx, requests, now_ms, &defaults)
-            })
-        })
-    }
-
-    fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>> {
-        off_async(|| sales::sale(&mut *self.client()?, player_id, sale_id))
-    }
-
-    fn history(
-        &self,
-        player_id: &str,
-        before: Option<u64>,
-        limit: u32,
-    ) -> StoreResult<Vec<SaleRecord>> {
-        off_async(|| sales::history(&mut *self.client()?, player_id, before, limit))
-    }
-
-    fn unrevealed(&self, player_id: &str) -> StoreResult<Option<SaleRecord>> {
-        off_async(|| sales::unrevealed(&mut *self.client()?, player_id))
-    }
-
-    fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>> {
-        off_async(|| {
-            let Ok(sale_id) = i64::try_from(sale_id) else {
-                return Ok(None);
-            };
-            sales::set_revealed(&mut *self.client()?, player_id, sale_id, revealed)
-        })
-    }
-
-    fn reserve_round(
-        &self,
-        request: &SaleRequest,
-        round_id: &str,
-        now_ms: u64,
-    ) -> StoreResult<crate::store::seamless::ReserveOutcome> {
-        let defaults = self.protection_defaults();
-        off_async(|| {
-            self.in_transaction(|tx| {
-                // The locks of a sale, in the same order, so that a
-                // reservation and a batch never wait for each other in a cycle.
-                sales::lock_batch(tx, std::slice::from_ref(request))?;
-                crate::store::seamless::reserve(tx, request, round_id, now_ms, &defaults)
-            })
-        })
-    }
-
-    fn settle_round(
-        &self,
-        round_id: &str,
-        balance_after_debit_cents: u64,
-        now_ms: u64,
-    ) -> StoreResult<crate::store::seamless::Settled> {
-        off_async(|| {
-            self.in_transaction(|tx| {
-                crate::store::seamless::settle(tx, round_id, balance_after_debit_cents, now_ms)
-            })
-        })
-    }
-
-    fn release_round(
-        &self,
-        round_id: &str,
-        why: crate::store::seamless::Release,
-        now_ms: u64,
-    ) -> StoreResult<bool> {
-        off_async(|| {
-            self.in_transaction(|tx| crate::store::seamless::release(tx, round_id, why, now_ms))
-        })
-    }
-
-    fn release_stale_rounds(&self, before_ms: u64, now_ms: u64) -> StoreResult<u64> {
-        off_async(|| {
-            self.in_transaction(|tx| crate::store::seamless::release_stale(tx, before_ms, now_ms))
-        })
-    }
-
-    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<crate::store::seamless::OutboxItem>> {
-        off_async(|| seamless::outbox_due(&mut *self.client()?, limit))
-    }
-
-    fn outbox_acknowledged(
-        &self,
-        transaction_id: &str,
-        balance_cents: u64,
-        now_ms: u64,
-    ) -> StoreResult<()> {
-        off_async(|| {
-            seamless::outbox_acknowledged(
-                &mut *self.client()?,
-                transaction_id,
-                balance_cents,
-                now_ms,
-            )
-        })
-    }
-
-    fn outbox_attempt_failed(&self, transaction_id: &str, error: &str) -> StoreResult<()> {
-        off_async(|| seamless::outbox_attempt_failed(&mut *self.client()?, transaction_id, error))
-    }
-
-    fn totals(&self) -> StoreResult<Totals> {
-        off_async(|| sales::totals(&mut *self.client()?))
-    }
-
-    fn set_protection_defaults(&self, defaults: ProtectionDefaults) {
-        *self.protection.write().unwrap_or_else(|p| p.into_inner()) = defaults;
-    }
-
-    fn protection(&self, player_id: &str, now_ms: u64) -> StoreResult<Option<Protection>> {
-        let defaults = self.protection_defaults();
-        off_async(|| {
-            self.in_transaction(|tx| {
-                let Some(player) = wallet::player(&mut tx.0, player_id)? else {
-                    return Ok(None);
-                };
-                super::protection::view(tx, player_id, player.kind, now_ms, &defaults).map(Some)
-            })
-        })
-    }
-
-    fn update_protection(
-        &self,
-        player_id: &str,
-        update: &ProtectionUpdate,
-        actor: AuditActor,
-        now_ms: u64,
-    ) -> StoreResult<Result<Protection, UpdateRefusal>> {
-        let defaults = self.protection_defaults();
-        off_async(|| {
-            self.in_transaction(|tx| {
-                super::protection::update(tx, player_id, update, actor, now_ms, &defaults)
-            })
-        })
-    }
-
-    fn protection_audit(&self, player_id: &str) -> StoreResult<Vec<AuditEntry>> {
-        off_async(|| self.in_transaction(|tx| tx.audit(player_id)))
     }
 
     fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
-        off_async(|| shared::try_generation_lease(self.client()?))
+        off_async(|| {
+            let mut pooled = self.client()?;
+            let got: bool = pooled
+                .client
+                .query_one("SELECT pg_try_advisory_lock($1)", &[&GENERATION_LOCK])?
+                .try_get(0)?;
+            Ok(got.then(|| GenerationLease::new(HeldLock(pooled))))
+        })
     }
 
+    /// The secret stored under `name`, or `fresh` if none was: the primary
+    /// key makes the first server's insert win, and every other server
+    /// reads it.
     fn shared_secret(&self, name: &str, fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {
-        off_async(|| shared::secret(&mut *self.client()?, name, fresh).map(Some))
+        off_async(|| {
+            let mut pooled = self.client()?;
+            let client = &mut pooled.client;
+            client.execute(
+                "INSERT INTO operator_secrets (name, secret) VALUES ($1, $2) \
+                 ON CONFLICT (name) DO NOTHING",
+                &[&name, &&fresh[..]],
+            )?;
+            let stored: Vec<u8> = client
+                .query_one(
+                    "SELECT secret FROM operator_secrets WHERE name = $1",
+                    &[&name],
+                )?
+                .try_get(0)?;
+            stored
+                .try_into()
+                .map(Some)
+                .map_err(|_| corrupt(format!("operator secret {name:?} is not 32 bytes")))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transaction is run again for its SQL state alone, whatever the
+    /// message says.
+    #[test]
+    fn deadlocks_and_serialization_failures_are_transient_by_code() {
+        let state = |code: Option<&str>, message: &str| StoreError::Backend {
+            sql_state: code.map(str::to_owned),
+            message: message.to_owned(),
+        };
+        assert!(is_transient(&state(Some("40P01"), "anything")));
+        assert!(is_transient(&state(Some("40001"), "anything")));
+        assert!(!is_transient(&state(Some("23505"), "deadlock detected")));
+        assert!(!is_transient(&state(None, "deadlock detected")));
+        assert!(!is_transient(&corrupt("deadlock detected")));
     }
 }

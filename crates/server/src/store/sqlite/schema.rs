@@ -6,7 +6,7 @@ use crate::store::{corrupt, StoreResult};
 use rusqlite::Connection;
 
 /// Applied in order; never reorder or edit one that has shipped.
-const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0001_init.sql"),
     include_str!("../../../migrations/sqlite/0002_money_seeding_nonce.sql"),
     include_str!("../../../migrations/sqlite/0003_session_indexes.sql"),

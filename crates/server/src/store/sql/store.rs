@@ -1,0 +1,363 @@
+//! `Store`, implemented once for every SQL database: each method borrows a
+//! connection or a transaction from the [`Backend`] and runs the shared
+//! statements (`access`) or rules (`sale_batch`, `wallet`, ...) on it.
+
+use super::{access, decode, Conn};
+use crate::clock::Clock;
+use crate::store::launch::{self, LaunchRedeemed, NewLaunch};
+use crate::store::protection::{self, ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
+use crate::store::seamless::{self, OutboxItem, Release, ReserveOutcome, Settled};
+use crate::store::tx::ProtectionTx;
+use crate::store::{
+    sale_batch, switch_over, wallet, BlockRecord, BlockSeeding, BlockStatus, GenerationLease,
+    NewPlayer, NewSession, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord, SaleRequest,
+    SessionOpened, SessionRecord, Store, StoreResult, Totals, Transfer, TransferOutcome,
+};
+use eldorado_api::{AuditActor, AuditEntry, Protection};
+use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
+use std::sync::{Arc, RwLock};
+
+/// How one database hands out connections: everything of a backend that is
+/// not a statement or a rule.
+pub trait Backend: Send + Sync + 'static {
+    /// Reads, on a connection that may run beside the writer.
+    fn read<T>(&self, f: impl FnOnce(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T>;
+    /// Several reads that must see one state of the database.
+    fn snapshot<T>(&self, f: impl FnMut(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T>;
+    /// One write statement, committed on its own.
+    fn write<T>(&self, f: impl FnOnce(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T>;
+    /// Runs `f` in one transaction, committed only if it returns `Ok`
+    /// (and run again from the start if the database aborted it as a
+    /// deadlock or a serialization failure, so `f` may run more than once).
+    fn transaction<T>(&self, f: impl FnMut(&mut dyn Conn) -> StoreResult<T>) -> StoreResult<T>;
+    /// The transaction of sales (or a reservation) for `requests`; a shared
+    /// database locks their rows in one order first.
+    fn sale_transaction<T>(
+        &self,
+        _requests: &[SaleRequest],
+        f: impl FnMut(&mut dyn Conn) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        self.transaction(f)
+    }
+    /// Stores a generated block (`access::insert_block_row`, its tickets,
+    /// `access::finish_block`) without holding sales up for long.
+    fn insert_block(
+        &self,
+        block: &Block,
+        signed: &SignedCommitment,
+        seeding: BlockSeeding,
+        now_ms: u64,
+    ) -> StoreResult<BlockStatus>;
+    /// See [`Store::try_generation_lease`].
+    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>>;
+    /// See [`Store::shared_secret`].
+    fn shared_secret(&self, _name: &str, _fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {
+        Ok(None)
+    }
+}
+
+/// The store over one SQL backend.
+pub struct SqlStore<B> {
+    pub(crate) backend: B,
+    /// Stamps the rows whose time no caller passes in (players, blocks).
+    clock: Arc<dyn Clock>,
+    protection: RwLock<ProtectionDefaults>,
+}
+
+impl<B: Backend> SqlStore<B> {
+    pub fn new(backend: B, clock: Arc<dyn Clock>) -> SqlStore<B> {
+        SqlStore {
+            backend,
+            clock,
+            protection: RwLock::default(),
+        }
+    }
+
+    fn protection_defaults(&self) -> ProtectionDefaults {
+        *self.protection.read().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl<B: Backend> Store for SqlStore<B> {
+    fn blocks(&self) -> StoreResult<Vec<BlockRecord>> {
+        self.backend.read(|c| access::blocks(c))
+    }
+
+    fn block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
+        self.backend.read(|c| access::block_record(c, id))
+    }
+
+    fn next_block_id(&self) -> StoreResult<u64> {
+        // On the writer: the latest commit, not a reader's snapshot.
+        self.backend.write(|c| access::next_block_id(c))
+    }
+
+    fn insert_block(
+        &self,
+        block: &Block,
+        signed: &SignedCommitment,
+        seeding: BlockSeeding,
+    ) -> StoreResult<BlockStatus> {
+        self.backend
+            .insert_block(block, signed, seeding, self.clock.now_ms())
+    }
+
+    fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>> {
+        self.backend.read(|c| access::leaves(c, id))
+    }
+
+    fn for_each_ticket(&self, id: u64, f: &mut dyn FnMut(Ticket, Hash) -> bool) -> StoreResult<()> {
+        self.backend.read(|c| access::for_each_ticket(c, id, f))
+    }
+
+    fn close_block(&self, id: u64) -> StoreResult<Option<BlockRecord>> {
+        self.backend.transaction(|c| {
+            if !switch_over::close(c, id)? {
+                return Ok(None);
+            }
+            access::block_record(c, id)
+        })
+    }
+
+    fn create_player(&self, id: &str, kind: PlayerKind, balance_cents: u64) -> StoreResult<bool> {
+        let now_ms = self.clock.now_ms();
+        self.backend
+            .write(|c| access::create_player(c, id, kind, balance_cents, now_ms))
+    }
+
+    fn player(&self, id: &str) -> StoreResult<Option<PlayerRecord>> {
+        self.backend.read(|c| access::player(c, id))
+    }
+
+    fn has_players(&self, kind: PlayerKind) -> StoreResult<bool> {
+        self.backend.read(|c| access::has_players(c, kind))
+    }
+
+    fn transfer(&self, transfer: &Transfer, now_ms: u64) -> StoreResult<TransferOutcome> {
+        self.backend
+            .transaction(|c| wallet::transfer(c, transfer, now_ms))
+    }
+
+    fn create_session(
+        &self,
+        token_hash: &[u8; 32],
+        player_id: &str,
+        now_ms: u64,
+        expires_at_ms: u64,
+    ) -> StoreResult<()> {
+        use crate::store::tx::WalletTx;
+        self.backend
+            .write(|c| c.insert_session(token_hash, player_id, now_ms, expires_at_ms))
+    }
+
+    fn session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<SessionRecord>> {
+        self.backend.read(|c| access::session(c, token_hash))
+    }
+
+    fn open_session(
+        &self,
+        player: &NewPlayer<'_>,
+        session: &NewSession,
+    ) -> StoreResult<SessionOpened> {
+        self.backend
+            .transaction(|c| wallet::open_session(c, player, session))
+    }
+
+    fn delete_session(&self, token_hash: &[u8; 32]) -> StoreResult<bool> {
+        let deleted = self
+            .backend
+            .write(|c| c.execute(&super::text::DELETE_SESSION, &[token_hash[..].into()]))?;
+        Ok(deleted > 0)
+    }
+
+    fn delete_player_sessions(&self, player_id: &str) -> StoreResult<u64> {
+        self.backend
+            .write(|c| c.execute(&super::text::DELETE_PLAYER_SESSIONS, &[player_id.into()]))
+    }
+
+    fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
+        self.backend.write(|c| {
+            c.execute(
+                &super::text::DELETE_EXPIRED_SESSIONS,
+                &[decode::int(now_ms)?],
+            )
+        })
+    }
+
+    fn insert_launch(&self, new: &NewLaunch) -> StoreResult<()> {
+        self.backend.write(|c| {
+            c.execute(
+                &super::text::INSERT_LAUNCH,
+                &[
+                    new.code_hash[..].into(),
+                    (&new.player_id).into(),
+                    new.mode.as_str().into(),
+                    (&new.lang).into(),
+                    new.lobby_url.as_ref().into(),
+                    decode::int(new.created_at_ms)?,
+                    decode::int(new.expires_at_ms)?,
+                ],
+            )
+        })?;
+        Ok(())
+    }
+
+    fn redeem_launch(
+        &self,
+        code_hash: &[u8; 32],
+        session: &NewSession,
+        demo_player: Option<&NewPlayer<'_>>,
+    ) -> StoreResult<LaunchRedeemed> {
+        self.backend
+            .transaction(|c| launch::redeem(c, code_hash, session, demo_player))
+    }
+
+    fn delete_expired_launches(&self, now_ms: u64) -> StoreResult<u64> {
+        self.backend.write(|c| {
+            c.execute(
+                &super::text::DELETE_EXPIRED_LAUNCHES,
+                &[decode::int(now_ms)?],
+            )
+        })
+    }
+
+    fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
+        let defaults = self.protection_defaults();
+        self.backend.sale_transaction(requests, |c| {
+            sale_batch::sell_batch(c, requests, now_ms, &defaults)
+        })
+    }
+
+    fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>> {
+        self.backend.read(|c| access::sale(c, player_id, sale_id))
+    }
+
+    fn history(
+        &self,
+        player_id: &str,
+        before: Option<u64>,
+        limit: u32,
+    ) -> StoreResult<Vec<SaleRecord>> {
+        self.backend
+            .read(|c| access::history(c, player_id, before, limit))
+    }
+
+    fn unrevealed(&self, player_id: &str) -> StoreResult<Option<SaleRecord>> {
+        self.backend.read(|c| access::unrevealed(c, player_id))
+    }
+
+    fn set_revealed(&self, player_id: &str, sale_id: u64, revealed: u8) -> StoreResult<Option<u8>> {
+        self.backend
+            .write(|c| access::set_revealed(c, player_id, sale_id, revealed))
+    }
+
+    fn totals(&self) -> StoreResult<Totals> {
+        self.backend.read(|c| access::totals(c))
+    }
+
+    fn reserve_round(
+        &self,
+        request: &SaleRequest,
+        round_id: &str,
+        now_ms: u64,
+    ) -> StoreResult<ReserveOutcome> {
+        let defaults = self.protection_defaults();
+        // The locks of a sale, in the same order, so that a reservation and
+        // a batch never wait for each other in a cycle.
+        self.backend
+            .sale_transaction(std::slice::from_ref(request), |c| {
+                seamless::reserve(c, request, round_id, now_ms, &defaults)
+            })
+    }
+
+    fn settle_round(
+        &self,
+        round_id: &str,
+        balance_after_debit_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<Settled> {
+        self.backend
+            .transaction(|c| seamless::settle(c, round_id, balance_after_debit_cents, now_ms))
+    }
+
+    fn release_round(&self, round_id: &str, why: Release, now_ms: u64) -> StoreResult<bool> {
+        self.backend
+            .transaction(|c| seamless::release(c, round_id, why, now_ms))
+    }
+
+    fn release_stale_rounds(&self, before_ms: u64, now_ms: u64) -> StoreResult<u64> {
+        self.backend
+            .transaction(|c| seamless::release_stale(c, before_ms, now_ms))
+    }
+
+    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<OutboxItem>> {
+        self.backend.read(|c| access::outbox_due(c, limit))
+    }
+
+    fn outbox_acknowledged(
+        &self,
+        transaction_id: &str,
+        balance_cents: u64,
+        now_ms: u64,
+    ) -> StoreResult<()> {
+        self.backend.write(|c| {
+            c.execute(
+                &super::text::OUTBOX_ACKNOWLEDGED,
+                &[
+                    decode::int(now_ms)?,
+                    decode::int(balance_cents)?,
+                    transaction_id.into(),
+                ],
+            )
+        })?;
+        Ok(())
+    }
+
+    fn outbox_attempt_failed(&self, transaction_id: &str, error: &str) -> StoreResult<()> {
+        self.backend.write(|c| {
+            c.execute(
+                &super::text::OUTBOX_ATTEMPT_FAILED,
+                &[error.into(), transaction_id.into()],
+            )
+        })?;
+        Ok(())
+    }
+
+    fn set_protection_defaults(&self, defaults: ProtectionDefaults) {
+        *self.protection.write().unwrap_or_else(|p| p.into_inner()) = defaults;
+    }
+
+    fn protection(&self, player_id: &str, now_ms: u64) -> StoreResult<Option<Protection>> {
+        let defaults = self.protection_defaults();
+        self.backend.snapshot(|c| {
+            let Some(player) = access::player(c, player_id)? else {
+                return Ok(None);
+            };
+            protection::view(c, player_id, player.kind, now_ms, &defaults).map(Some)
+        })
+    }
+
+    fn update_protection(
+        &self,
+        player_id: &str,
+        update: &ProtectionUpdate,
+        actor: AuditActor,
+        now_ms: u64,
+    ) -> StoreResult<Result<Protection, UpdateRefusal>> {
+        let defaults = self.protection_defaults();
+        self.backend
+            .transaction(|c| protection::update(c, player_id, update, actor, now_ms, &defaults))
+    }
+
+    fn protection_audit(&self, player_id: &str) -> StoreResult<Vec<AuditEntry>> {
+        self.backend.read(|c| c.audit(player_id))
+    }
+
+    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
+        self.backend.try_generation_lease()
+    }
+
+    fn shared_secret(&self, name: &str, fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {
+        self.backend.shared_secret(name, fresh)
+    }
+}

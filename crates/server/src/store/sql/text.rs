@@ -1,0 +1,264 @@
+//! Every SQL text of the store, once for both dialects. Placeholders are
+//! `$1, $2, ...`, first used in that order: SQLite numbers `$N` parameters
+//! by first appearance, PostgreSQL by N, and the test below keeps the two
+//! the same. A text is PostgreSQL's; SQLite's drops `FOR UPDATE`
+//! ([`Sql::text`]). Everything else here is SQL both accept (`RETURNING`,
+//! `ON CONFLICT`, `CAST(... AS BIGINT)`, `TRUE`, row values).
+
+use super::Sql;
+
+macro_rules! texts {
+    ($($(#[$doc:meta])* $name:ident = $text:expr;)*) => {
+        $($(#[$doc])* pub static $name: Sql = Sql::new($text);)*
+        #[cfg(test)]
+        pub static ALL: &[(&str, &Sql)] = &[$((stringify!($name), &$name)),*];
+    };
+}
+
+/// A sale with its block's ticket count and its ticket, in the column order
+/// of `decode::sale`.
+macro_rules! sale_select {
+    () => {
+        "SELECT s.sale_id, s.player_id, s.block, b.tickets, s.position, s.stake_cents, \
+         t.grids, t.prize, t.extras, t.salt, s.sold_at_ms, s.balance_before, s.balance_after, \
+         s.revealed, s.client_nonce FROM sales s JOIN blocks b ON b.id = s.block \
+         JOIN tickets t ON t.block = s.block AND t.position = s.position "
+    };
+}
+
+/// A round's columns, in the order of `decode::round`.
+macro_rules! round_columns {
+    () => {
+        "round_id, player_id, idempotency_key, stake_cents, block, position, client_nonce, \
+         reserved_at_ms"
+    };
+}
+
+texts! {
+    // Blocks and tickets.
+    BLOCK_IDS = "SELECT id FROM blocks WHERE status <> 'generating' ORDER BY id";
+    BLOCK = "SELECT status, sold, commitment, params, money, seeding FROM blocks \
+             WHERE id = $1 AND status <> 'generating'";
+    BLOCK_PRIZES = "SELECT prize_cents, remaining FROM block_prizes WHERE block = $1 \
+                    ORDER BY prize_cents DESC";
+    MAX_BLOCK_ID = "SELECT MAX(id) FROM blocks";
+    INSERT_BLOCK = "INSERT INTO blocks (id, stake_cents, tickets, status, commitment, params, \
+                    created_at_ms, money, seeding) \
+                    VALUES ($1, $2, $3, 'generating', $4, $5, $6, $7, $8)";
+    INSERT_TICKET = "INSERT INTO tickets (block, position, grids, prize, extras, salt, leaf) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    INSERT_BLOCK_PRIZE = "INSERT INTO block_prizes (block, prize_cents, remaining) \
+                          VALUES ($1, $2, $3)";
+    GENERATING_BLOCKS = "SELECT id FROM blocks WHERE status = 'generating'";
+    DELETE_TICKETS = "DELETE FROM tickets WHERE block = $1";
+    DELETE_BLOCK_PRIZES = "DELETE FROM block_prizes WHERE block = $1";
+    DELETE_BLOCK = "DELETE FROM blocks WHERE id = $1";
+    LEAVES = "SELECT leaf FROM tickets WHERE block = $1 ORDER BY position";
+    BLOCK_STAKE = "SELECT stake_cents FROM blocks WHERE id = $1";
+    TICKETS = "SELECT position, grids, prize, extras, salt, leaf FROM tickets WHERE block = $1 \
+               ORDER BY position";
+    TICKET = "SELECT grids, prize, extras, salt FROM tickets WHERE block = $1 AND position = $2";
+    BLOCK_STATUS_FOR_UPDATE = "SELECT status, stake_cents, money FROM blocks \
+                               WHERE id = $1 AND status <> 'generating' FOR UPDATE";
+    SET_BLOCK_STATUS = "UPDATE blocks SET status = $1 WHERE id = $2";
+    OLDEST_PENDING_BLOCK = "SELECT id FROM blocks WHERE stake_cents = $1 AND money = $2 \
+                            AND status = 'pending' ORDER BY id LIMIT 1";
+    /// Locked, so that the sales of another server's batch wait here and
+    /// then read the count this batch leaves (READ COMMITTED re-reads a
+    /// locked row once its holder commits).
+    OPEN_BLOCK_FOR_UPDATE = "SELECT id, tickets, sold FROM blocks WHERE stake_cents = $1 \
+                             AND money = $2 AND status = 'open' ORDER BY id LIMIT 1 FOR UPDATE";
+    BLOCK_COUNTS_FOR_UPDATE = "SELECT status, sold, tickets FROM blocks WHERE id = $1 FOR UPDATE";
+    SET_BLOCK_SOLD = "UPDATE blocks SET sold = $1, status = $2 WHERE id = $3";
+    TAKE_PRIZE = "UPDATE block_prizes SET remaining = remaining - 1 \
+                  WHERE block = $1 AND prize_cents = $2";
+
+    // Players, wallets, sessions.
+    PLAYER = "SELECT kind, balance_cents FROM players WHERE id = $1";
+    PLAYER_FOR_UPDATE = "SELECT kind, balance_cents FROM players WHERE id = $1 FOR UPDATE";
+    /// An existing player is left as it is: creating is idempotent.
+    CREATE_PLAYER = "INSERT INTO players (id, kind, balance_cents, created_at_ms) \
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING";
+    INSERT_PLAYER = "INSERT INTO players (id, kind, balance_cents, created_at_ms) \
+                     VALUES ($1, $2, $3, $4)";
+    HAS_PLAYERS = "SELECT EXISTS (SELECT 1 FROM players WHERE kind = $1)";
+    SET_BALANCE = "UPDATE players SET balance_cents = $1 WHERE id = $2";
+    WALLET_OP = "SELECT kind, amount_cents FROM wallet_ops WHERE player_id = $1 AND reference = $2";
+    INSERT_WALLET_OP = "INSERT INTO wallet_ops (player_id, reference, kind, amount_cents, \
+                        balance_after, at_ms) VALUES ($1, $2, $3, $4, $5, $6)";
+    INSERT_SESSION = "INSERT INTO sessions (token_hash, player_id, created_at_ms, expires_at_ms) \
+                      VALUES ($1, $2, $3, $4)";
+    SESSION = "SELECT player_id, expires_at_ms, lobby_url FROM sessions WHERE token_hash = $1";
+    DELETE_SESSION = "DELETE FROM sessions WHERE token_hash = $1";
+    DELETE_PLAYER_SESSIONS = "DELETE FROM sessions WHERE player_id = $1";
+    DELETE_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at_ms <= $1";
+    SET_SESSION_LOBBY = "UPDATE sessions SET lobby_url = $1 WHERE token_hash = $2";
+
+    // Launch codes.
+    INSERT_LAUNCH = "INSERT INTO launch_codes (code_hash, player_id, mode, lang, lobby_url, \
+                     created_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// A concurrent transaction updating the same row waits for this one,
+    /// then sees `used` and updates nothing (PostgreSQL's READ COMMITTED
+    /// re-checks the WHERE clause on the new row version; SQLite has one
+    /// writer).
+    TAKE_LAUNCH = "UPDATE launch_codes SET used = TRUE \
+                   WHERE code_hash = $1 AND NOT used AND expires_at_ms > $2 \
+                   RETURNING player_id, mode, lobby_url";
+    DELETE_EXPIRED_LAUNCHES = "DELETE FROM launch_codes WHERE expires_at_ms <= $1";
+
+    // Sales.
+    SALE_BY_KEY = "SELECT sale_id, stake_cents FROM sales \
+                   WHERE player_id = $1 AND idempotency_key = $2";
+    SALE_BY_ID = concat!(sale_select!(), "WHERE s.sale_id = $1");
+    PLAYER_SALE = concat!(sale_select!(), "WHERE s.sale_id = $1 AND s.player_id = $2");
+    HISTORY = concat!(
+        sale_select!(),
+        "WHERE s.player_id = $1 AND s.sale_id < $2 ORDER BY s.sale_id DESC LIMIT $3"
+    );
+    UNREVEALED = concat!(
+        sale_select!(),
+        "WHERE s.player_id = $1 AND s.revealed < s.grid_count ORDER BY s.sale_id LIMIT 1"
+    );
+    INSERT_SALE = "INSERT INTO sales (player_id, idempotency_key, stake_cents, block, position, \
+                   prize_cents, grid_count, sold_at_ms, balance_before, balance_after, \
+                   client_nonce) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+                   RETURNING sale_id";
+    /// Raises, never lowers, and never past the sale's grids.
+    SET_REVEALED = "UPDATE sales SET revealed = CASE WHEN $1 <= revealed THEN revealed \
+                    WHEN $1 >= grid_count THEN grid_count ELSE $1 END \
+                    WHERE sale_id = $2 AND player_id = $3 RETURNING revealed";
+    /// Sums of BIGINT are NUMERIC in PostgreSQL: cast back, exactly.
+    BALANCES = "SELECT CAST(COALESCE(SUM(balance_cents), 0) AS BIGINT) FROM players";
+    SALE_TOTALS = "SELECT CAST(COALESCE(SUM(stake_cents), 0) AS BIGINT), \
+                   CAST(COALESCE(SUM(prize_cents), 0) AS BIGINT), COUNT(*) FROM sales";
+    SAVEPOINT = "SAVEPOINT sale";
+    RELEASE_SAVEPOINT = "RELEASE SAVEPOINT sale";
+    /// ROLLBACK TO keeps the savepoint open; RELEASE closes it.
+    ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT sale; RELEASE SAVEPOINT sale";
+
+    // Player protection.
+    PROTECTION = "SELECT weekly_stake_limit_cents, pending_stake_limit_cents, \
+                  pending_stake_effective_ms, weekly_loss_limit_cents, pending_loss_limit_cents, \
+                  pending_loss_effective_ms, excluded_until_ms, excluded_indefinitely, \
+                  reality_check_minutes FROM player_protection WHERE player_id = $1";
+    PUT_PROTECTION = "INSERT INTO player_protection (player_id, weekly_stake_limit_cents, \
+                      pending_stake_limit_cents, pending_stake_effective_ms, \
+                      weekly_loss_limit_cents, pending_loss_limit_cents, pending_loss_effective_ms, \
+                      excluded_until_ms, excluded_indefinitely, reality_check_minutes) \
+                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
+                      ON CONFLICT (player_id) DO UPDATE SET \
+                      weekly_stake_limit_cents = excluded.weekly_stake_limit_cents, \
+                      pending_stake_limit_cents = excluded.pending_stake_limit_cents, \
+                      pending_stake_effective_ms = excluded.pending_stake_effective_ms, \
+                      weekly_loss_limit_cents = excluded.weekly_loss_limit_cents, \
+                      pending_loss_limit_cents = excluded.pending_loss_limit_cents, \
+                      pending_loss_effective_ms = excluded.pending_loss_effective_ms, \
+                      excluded_until_ms = excluded.excluded_until_ms, \
+                      excluded_indefinitely = excluded.excluded_indefinitely, \
+                      reality_check_minutes = excluded.reality_check_minutes";
+    WINDOW_TOTALS = "SELECT CAST(COALESCE(SUM(stake_cents), 0) AS BIGINT), \
+                     CAST(COALESCE(SUM(prize_cents), 0) AS BIGINT) FROM ( \
+                     SELECT stake_cents, prize_cents FROM sales \
+                     WHERE player_id = $1 AND sold_at_ms > $2 \
+                     UNION ALL SELECT stake_cents, 0 FROM wallet_rounds \
+                     WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2\
+                     ) AS window_stakes";
+    WINDOW_SALES = "SELECT at_ms, stake_cents, prize_cents FROM ( \
+                    SELECT sold_at_ms AS at_ms, stake_cents, prize_cents FROM sales \
+                    WHERE player_id = $1 AND sold_at_ms > $2 \
+                    UNION ALL SELECT reserved_at_ms, stake_cents, CAST(0 AS BIGINT) \
+                    FROM wallet_rounds \
+                    WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2\
+                    ) AS window_stakes ORDER BY at_ms";
+    INSERT_AUDIT = "INSERT INTO protection_audit (player_id, at_ms, actor, change_kind, \
+                    old_value, new_value, effective_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    AUDIT = "SELECT at_ms, actor, change_kind, old_value, new_value, effective_at_ms \
+             FROM protection_audit WHERE player_id = $1 ORDER BY id DESC";
+
+    // The seamless wallet.
+    TAKE_FREE_TICKET = "DELETE FROM wallet_free_tickets WHERE (block, position) = \
+                        (SELECT block, position FROM wallet_free_tickets WHERE block = $1 \
+                        ORDER BY position LIMIT 1 FOR UPDATE) RETURNING position";
+    RESERVED_TICKETS = "SELECT COUNT(*) FROM wallet_rounds WHERE block = $1 AND state = 'reserved'";
+    RESERVED_ROUND_BY_KEY = concat!(
+        "SELECT ",
+        round_columns!(),
+        " FROM wallet_rounds WHERE player_id = $1 AND idempotency_key = $2 \
+         AND state = 'reserved'"
+    );
+    INSERT_ROUND = concat!(
+        "INSERT INTO wallet_rounds (",
+        round_columns!(),
+        ", state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'reserved')"
+    );
+    RESERVED_ROUND_FOR_UPDATE = concat!(
+        "SELECT ",
+        round_columns!(),
+        " FROM wallet_rounds WHERE round_id = $1 AND state = 'reserved' FOR UPDATE"
+    );
+    END_ROUND = "UPDATE wallet_rounds SET state = $1, sale_id = $2, ended_at_ms = $3 \
+                 WHERE round_id = $4 AND state = 'reserved'";
+    FREE_TICKET = "INSERT INTO wallet_free_tickets (block, position) VALUES ($1, $2)";
+    INSERT_OUTBOX = "INSERT INTO wallet_outbox (transaction_id, kind, round_id, player_id, \
+                     amount_cents, original_transaction_id, created_at_ms) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    ROUNDS_RESERVED_BEFORE = "SELECT round_id FROM wallet_rounds \
+                              WHERE state = 'reserved' AND reserved_at_ms < $1 \
+                              ORDER BY reserved_at_ms";
+    OUTBOX_DUE = "SELECT transaction_id, kind, round_id, player_id, amount_cents, \
+                  original_transaction_id FROM wallet_outbox WHERE acknowledged_at_ms IS NULL \
+                  ORDER BY created_at_ms, transaction_id LIMIT $1";
+    OUTBOX_ACKNOWLEDGED = "UPDATE wallet_outbox SET acknowledged_at_ms = $1, balance_cents = $2, \
+                           attempts = attempts + 1 \
+                           WHERE transaction_id = $3 AND acknowledged_at_ms IS NULL";
+    OUTBOX_ATTEMPT_FAILED = "UPDATE wallet_outbox SET attempts = attempts + 1, last_error = $1 \
+                             WHERE transaction_id = $2";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Dialect;
+    use super::ALL;
+
+    /// The numbers of a text's placeholders in order of first appearance.
+    fn first_appearances(text: &str) -> Vec<u32> {
+        let mut seen = Vec::new();
+        let mut rest = text;
+        while let Some(at) = rest.find('$') {
+            rest = &rest[at + 1..];
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let n: u32 = digits.parse().expect("a number after $");
+            if !seen.contains(&n) {
+                seen.push(n);
+            }
+        }
+        seen
+    }
+
+    /// SQLite numbers `$N` by first appearance: each text must use $1, $2,
+    /// ... first in that order, or SQLite would bind the wrong values.
+    #[test]
+    fn every_text_first_uses_its_placeholders_in_order() {
+        for (name, sql) in ALL {
+            let seen = first_appearances(sql.text(Dialect::Postgres));
+            let expected: Vec<u32> = (1..=seen.len() as u32).collect();
+            assert_eq!(seen, expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn sqlite_texts_carry_no_row_locks_and_prepare() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        for migration in crate::store::sqlite::MIGRATIONS {
+            conn.execute_batch(migration).unwrap();
+        }
+        for (name, sql) in ALL {
+            let text = sql.text(Dialect::Sqlite);
+            assert!(!text.contains("FOR UPDATE"), "{name}");
+            // Batches (the savepoint's rollback) are run, not prepared.
+            if !text.contains(';') {
+                conn.prepare(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+        }
+    }
+}
