@@ -2,6 +2,7 @@
 //! copy of one seeded template, see `common.rs`).
 
 mod api;
+mod block_ids;
 mod client_nonce;
 mod common;
 mod concurrency;
