@@ -6,6 +6,7 @@ mod block_ids;
 mod client_nonce;
 mod common;
 mod concurrency;
+mod connections;
 mod launch;
 mod money_lines;
 mod protection;
