@@ -57,8 +57,10 @@ full_page_writes = on
 CONF
         pg_ctlcluster "$v" eldorado-primary start
         as_postgres psql -p "$PRIMARY_PORT" -qX -v ON_ERROR_STOP=1 <<SQL
-CREATE ROLE $ROLE LOGIN PASSWORD '$password';
+CREATE ROLE $ROLE LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD '$password';
 CREATE DATABASE $DB OWNER $ROLE;
+-- Unsold tickets are in this database: no other role connects to it.
+REVOKE ALL ON DATABASE $DB FROM PUBLIC;
 CREATE ROLE $REPLICATOR LOGIN REPLICATION PASSWORD '$password';
 SQL
     fi

@@ -15,9 +15,14 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// Directory of the SQLite database and the operator keys.
+    /// Directory of the SQLite database and the operator keys (created
+    /// mode 0700, its files 0600; it must not be served by --web).
     #[arg(long, default_value = "./data")]
     data: PathBuf,
+    /// Refuse to start while a file or directory of --data can be reached
+    /// by other users (without it, each one is named in a warning).
+    #[arg(long)]
+    strict_permissions: bool,
     /// The store: sqlite:PATH (default: DATA/eldorado.sqlite3, one server)
     /// or postgres://USER[:PASSWORD]@HOST[:PORT][,HOST2[:PORT2]]/DB, shared
     /// by every server of a deployment (add ?target_session_attrs=read-write
@@ -65,8 +70,9 @@ pub struct ServeArgs {
     /// POST /api/operator/launches. Default: http://<--addr>.
     #[arg(long)]
     public_url: Option<String>,
-    /// Milliseconds to receive a request's headers (also an idle kept-alive
-    /// connection's next request) before the connection is closed.
+    /// Milliseconds from accepting a connection (or from the end of its
+    /// last answer) to a complete request head, on HTTP/1 and h2c alike;
+    /// then the connection is closed.
     #[arg(long, default_value_t = 10_000)]
     header_timeout_ms: u64,
     /// Milliseconds to receive a request's body before 408 REQUEST_TIMEOUT.
@@ -78,9 +84,15 @@ pub struct ServeArgs {
     /// Requests handled at once; more are refused with 503 OVERLOADED.
     #[arg(long, default_value_t = 512)]
     max_in_flight: usize,
-    /// Connections open at once; more wait in the listen backlog.
+    /// Connections open at once; beyond it the connection idle the longest
+    /// is closed, and if none is idle new ones wait in the listen backlog.
     #[arg(long, default_value_t = 4_096)]
     max_connections: usize,
+    /// Connections open at once from one peer address; more are closed at
+    /// once. Behind a reverse proxy every connection comes from the proxy:
+    /// raise it there (up to --max-connections).
+    #[arg(long, default_value_t = 512)]
+    max_connections_per_address: usize,
     /// Demo players one IP address may create per minute (429 RATE_LIMITED).
     #[arg(long, default_value_t = 10)]
     demo_players_per_minute: u32,
@@ -147,6 +159,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.database = args.database;
     config.pool_size = args.pool_size;
     config.key_file = args.key_file;
+    config.strict_permissions = args.strict_permissions;
     config.block_poll = std::time::Duration::from_millis(args.block_poll_ms);
     config.limits = Limits {
         header_timeout: Duration::from_millis(args.header_timeout_ms),
@@ -154,6 +167,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         request_timeout: Duration::from_millis(args.request_timeout_ms),
         max_in_flight: args.max_in_flight,
         max_connections: args.max_connections,
+        max_connections_per_address: args.max_connections_per_address,
         demo_players_per_minute: args.demo_players_per_minute,
         sales_per_second: args.sales_per_second,
         launches_per_minute: args.launches_per_minute,

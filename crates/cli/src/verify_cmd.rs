@@ -5,6 +5,7 @@
 
 use clap::Args;
 use eldorado_api::SaleResponse;
+use eldorado_engine::commit::{verifying_key, MAX_PLAYER_LEN};
 use eldorado_engine::verify::{BalanceChange, Check, Expected};
 use eldorado_engine::{verify_sale, ClientNonce, PublicKeyBytes};
 use std::path::PathBuf;
@@ -45,8 +46,28 @@ fn meaning(check: Check) -> &'static str {
     }
 }
 
+/// An argument that no genuine receipt could match is the caller's mistake
+/// (exit 2), not a refused ticket (exit 1).
+fn check_player(player: &str) -> Result<(), String> {
+    if player.is_empty() || player.len() > MAX_PLAYER_LEN {
+        return Err(format!(
+            "--player {player:?}: a player id is 1 to {MAX_PLAYER_LEN} bytes"
+        ));
+    }
+    Ok(())
+}
+
 pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
     let key = PublicKeyBytes::from_hex(args.key.trim()).map_err(|e| format!("--key: {e}"))?;
+    verifying_key(&key).map_err(|_| {
+        format!(
+            "--key {}: 64 hex digits, but not an Ed25519 public key",
+            args.key.trim()
+        )
+    })?;
+    if let Some(player) = &args.player {
+        check_player(player)?;
+    }
     let nonce = args
         .nonce
         .as_deref()

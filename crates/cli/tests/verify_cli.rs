@@ -199,3 +199,42 @@ fn another_key_another_buyer_or_a_bad_input_is_refused() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("is not a receipt"));
 }
+
+#[test]
+fn every_bad_argument_exits_2_with_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (receipt, key) = genuine_receipt();
+    let long_player = "p".repeat(256);
+    // 64 hex digits that decode to no point of the curve.
+    let off_curve = format!("02{}", "00".repeat(31));
+    let not_hex = "zz".repeat(16);
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--key", &key, "--player", ""], "--player"),
+        (vec!["--key", &key, "--player", &long_player], "--player"),
+        (vec!["--key", ""], "--key"),
+        (vec!["--key", "  "], "--key"),
+        (vec!["--key", &key[..62]], "--key"),
+        (vec!["--key", &off_curve], "--key"),
+        (vec!["--key", &key, "--nonce", ""], "--nonce"),
+        (vec!["--key", &key, "--nonce", "0011"], "--nonce"),
+        (vec!["--key", &key, "--nonce", &not_hex], "--nonce"),
+    ];
+    for (args, flag) in cases {
+        let output = verify(dir.path(), &receipt, &args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}{stderr}",
+            stdout(&output)
+        );
+        assert!(stderr.contains(flag), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stdout(&output).is_empty(), "{args:?}: nothing checked");
+    }
+    // The receipt argument: empty, a directory, missing.
+    for receipt_path in ["", dir.path().to_str().unwrap(), "/nonexistent/r.json"] {
+        let output = eldorado(&["verify", receipt_path, "--key", &key]);
+        assert_eq!(output.status.code(), Some(2), "{receipt_path:?}");
+    }
+}

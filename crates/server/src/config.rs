@@ -54,6 +54,9 @@ pub struct Config {
     /// Player protection for players without settings of their own
     /// (`--default-weekly-stake-limit`, `--reality-check-minutes`).
     pub protection: ProtectionDefaults,
+    /// `--strict-permissions`: refuse to start while a file of the data
+    /// directory can be read by other users (otherwise each is warned of).
+    pub strict_permissions: bool,
 }
 
 /// `--wallet URL --wallet-secret-file F --wallet-timeout-ms --wallet-retry-ms`.
@@ -103,8 +106,9 @@ impl WalletConfig {
 /// What one client, or all of them together, may hold of the server.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Time to receive a request's headers; then the connection is closed
-    /// (slowloris).
+    /// Time from accepting a connection, or from the end of its last
+    /// answer, to a complete request head (HTTP/1 or h2c); then the
+    /// connection is closed (slowloris, idle connections).
     pub header_timeout: Duration,
     /// Time to receive a request's body; then 408 `REQUEST_TIMEOUT`.
     pub body_timeout: Duration,
@@ -112,8 +116,13 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// Requests handled at once; more are shed with 503 `OVERLOADED`.
     pub max_in_flight: usize,
-    /// Open connections; further ones wait in the listen backlog.
+    /// Open connections; when all are open, the one idle the longest is
+    /// closed for the next, and if none is idle the next waits in the
+    /// listen backlog.
     pub max_connections: usize,
+    /// Open connections from one peer address; further ones are closed at
+    /// once. Keyed by the TCP peer: behind a reverse proxy, the proxy's.
+    pub max_connections_per_address: usize,
     /// Demo players one IP address may create per minute (429 `RATE_LIMITED`).
     pub demo_players_per_minute: u32,
     /// Sales one IP address may ask for per second (429 `RATE_LIMITED`).
@@ -136,6 +145,7 @@ impl Default for Limits {
             request_timeout: Duration::from_secs(30),
             max_in_flight: 512,
             max_connections: 4_096,
+            max_connections_per_address: 512,
             demo_players_per_minute: 10,
             sales_per_second: 20,
             launches_per_minute: 30,
@@ -174,6 +184,7 @@ impl Config {
             limits: Limits::default(),
             wallet: None,
             protection: ProtectionDefaults::default(),
+            strict_permissions: false,
         }
     }
 
@@ -302,6 +313,10 @@ impl Config {
         let counts = [
             ("--max-in-flight", l.max_in_flight as u64),
             ("--max-connections", l.max_connections as u64),
+            (
+                "--max-connections-per-address",
+                l.max_connections_per_address as u64,
+            ),
             (
                 "--demo-players-per-minute",
                 l.demo_players_per_minute.into(),

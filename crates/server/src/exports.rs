@@ -50,7 +50,7 @@ impl Exports {
         if path.exists() {
             return Ok(path);
         }
-        std::fs::create_dir_all(&self.dir).map_err(ApiError::internal)?;
+        crate::data_dir::create_private_dir(&self.dir).map_err(ApiError::internal)?;
         // Written aside and renamed: a crash never leaves a short export
         // under the final name.
         let partial = self
@@ -80,7 +80,8 @@ fn write_export(store: &dyn Store, record: &BlockRecord, path: &Path) -> Result<
         public_key: Some(record.signed.public_key),
         signature: Some(record.signed.signature),
     };
-    let file = std::fs::File::create(path).map_err(ApiError::internal)?;
+    // Owner only, like every file of the data directory.
+    let file = crate::data_dir::create_private(path).map_err(ApiError::internal)?;
     let mut out = std::io::BufWriter::with_capacity(CHUNK, file);
     serde_json::to_writer(&mut out, &header).map_err(ApiError::internal)?;
     out.write_all(b"\n").map_err(ApiError::internal)?;

@@ -8,6 +8,7 @@
 pub mod blocks;
 pub mod clock;
 pub mod config;
+pub mod data_dir;
 pub mod database;
 pub mod error;
 pub mod exports;
@@ -36,6 +37,8 @@ use std::future::Future;
 pub enum ServeError {
     #[error("invalid configuration: {0}")]
     Config(String),
+    #[error("data directory: {0}")]
+    DataDir(#[from] data_dir::DataDirError),
     #[error(transparent)]
     Start(#[from] state::StartError),
     #[error("cannot listen on {addr}: {source}")]
@@ -54,6 +57,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     config.check().map_err(ServeError::Config)?;
+    data_dir::prepare(&config)?;
     let addr = config.addr;
     let state = AppState::start(config).await?;
     let listener = tokio::net::TcpListener::bind(addr)

@@ -1,23 +1,40 @@
-//! The accept loop. `axum::serve` sets no header read timeout and accepts
-//! every connection, so a slowloris client could hold the server forever:
-//! here hyper closes a connection whose request headers (or next request,
-//! on a kept-alive connection) do not arrive within `--header-timeout-ms`,
-//! at most `--max-connections` are open at once (the rest wait in the
-//! listen backlog), and each request carries the peer address for the
-//! per-address rate limits.
+//! The accept loop. `axum::serve` sets no deadline and accepts every
+//! connection, so idle clients could hold the server forever; here:
+//!
+//! - every connection has `--header-timeout-ms` from its accept, and from
+//!   the end of each answer, to bring a complete request head, whatever its
+//!   protocol: the HTTP/1-or-2 detection, a partial head, an h2c connection
+//!   that sent its preface and settings but no request, an idle kept-alive
+//!   connection. Then it is closed (HTTP/2 gets a GOAWAY first). HTTP/2
+//!   also pings its peer (`H2_PING_INTERVAL`) while requests run, and drops
+//!   it if the pong does not come back in time;
+//! - at most `--max-connections-per-address` are open from one peer address
+//!   (the TCP peer: behind a reverse proxy, the proxy's address); more are
+//!   closed at once;
+//! - at most `--max-connections` are open: beyond it the connection idle
+//!   the longest is closed to make room, and only when none is idle does
+//!   the next connection wait in the listen backlog;
+//! - each request carries the peer address for the per-address rate limits.
 
 use crate::state::AppState;
+use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Request};
+use axum::Router;
+use hyper::body::{Body as HttpBody, Frame, Incoming, SizeHint};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::collections::HashMap;
+use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 use tower::ServiceExt;
 
 /// Pause after a failed accept (e.g. out of file descriptors), so the loop
@@ -25,6 +42,15 @@ use tower::ServiceExt;
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// Time given to open connections to finish once shutdown starts.
 const DRAIN: Duration = Duration::from_secs(10);
+/// Time an idle connection told to close (HTTP/2: GOAWAY) has to go.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
+/// While every connection is busy, how often the accept loop looks again
+/// for one that became idle.
+const ROOM_RETRY: Duration = Duration::from_millis(20);
+/// HTTP/2 pings while a connection is open; a peer that does not answer
+/// one within `H2_PING_TIMEOUT` is dropped.
+const H2_PING_INTERVAL: Duration = Duration::from_secs(20);
+const H2_PING_TIMEOUT: Duration = Duration::from_secs(20);
 
 pub async fn serve(
     listener: TcpListener,
@@ -38,18 +64,17 @@ pub async fn serve(
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
-    builder.http2().timer(TokioTimer::new());
-    let connections = Arc::new(Semaphore::new(limits.max_connections));
-    let graceful = GracefulShutdown::new();
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .keep_alive_interval(H2_PING_INTERVAL)
+        .keep_alive_timeout(H2_PING_TIMEOUT);
+    let idle_limit = limits.header_timeout;
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let table = Arc::new(Table::new(limits.max_connections_per_address));
+    let (stop, stopping) = watch::channel(false);
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            permit = Arc::clone(&connections).acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => break,
-            },
-            () = &mut shutdown => break,
-        };
         let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -61,29 +86,325 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        let service = router.clone().map_request(move |mut request: Request<_>| {
-            request
-                .extensions_mut()
-                .insert(ConnectInfo::<SocketAddr>(peer));
-            request
-        });
+        if !table.has_room_for(peer.ip()) {
+            tracing::debug!(%peer, "connection closed: too many from this address");
+            continue;
+        }
+        let permit = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => tokio::select! {
+                permit = make_room(&slots, &table) => permit,
+                () = &mut shutdown => break,
+            },
+        };
+        let registered = Table::register(&table, peer.ip());
+        let service = tracked(router.clone(), peer, Arc::clone(&registered.activity));
         let connection = builder
             .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
             .into_owned();
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, %peer, "connection ended with an error");
-            }
-            drop(permit);
-        });
+        tokio::spawn(drive(
+            connection,
+            registered,
+            permit,
+            idle_limit,
+            stopping.clone(),
+            peer,
+        ));
     }
     drop(listener);
-    if tokio::time::timeout(DRAIN, graceful.shutdown())
+    let _ = stop.send(true);
+    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+    if tokio::time::timeout(DRAIN + CLOSE_GRACE, slots.acquire_many(all))
         .await
         .is_err()
     {
         tracing::warn!("connections still open after the drain period were cut");
     }
     Ok(())
+}
+
+/// Runs one connection until it ends, stays idle too long, is chosen to
+/// make room, or the server stops; then closes it gracefully within a
+/// bound.
+async fn drive<C>(
+    connection: C,
+    registered: Registered,
+    permit: OwnedSemaphorePermit,
+    idle_limit: Duration,
+    mut stopping: watch::Receiver<bool>,
+    peer: SocketAddr,
+) where
+    C: Future<Output = Result<(), Box<dyn std::error::Error + Send + Sync>>> + GracefulClose,
+{
+    tokio::pin!(connection);
+    let activity = Arc::clone(&registered.activity);
+    let grace = tokio::select! {
+        ended = connection.as_mut() => {
+            if let Err(e) = ended {
+                tracing::debug!(error = %e, %peer, "connection ended with an error");
+            }
+            return;
+        }
+        () = activity.idle_for(idle_limit) => {
+            tracing::debug!(%peer, "connection closed: no request in time");
+            CLOSE_GRACE
+        }
+        () = activity.evicted.notified() => {
+            tracing::debug!(%peer, "idle connection closed to make room");
+            CLOSE_GRACE
+        }
+        () = async {
+            // An error means the server is gone: stop as well.
+            let _ = stopping.wait_for(|stop| *stop).await;
+        } => DRAIN,
+    };
+    connection.as_mut().close_gracefully();
+    let _ = tokio::time::timeout(grace, connection).await;
+    drop(registered);
+    drop(permit);
+}
+
+/// The graceful shutdown of hyper-util's connection, named so that `drive`
+/// can be written for it.
+trait GracefulClose {
+    fn close_gracefully(self: Pin<&mut Self>);
+}
+
+impl<I, S, E, B> GracefulClose for hyper_util::server::conn::auto::Connection<'static, I, S, E>
+where
+    S: hyper::service::HttpService<Incoming, ResBody = B>,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    I: hyper::rt::Read + hyper::rt::Write + Unpin,
+    B: hyper::body::Body + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    E: hyper_util::server::conn::auto::HttpServerConnExec<S::Future, B>,
+{
+    fn close_gracefully(self: Pin<&mut Self>) {
+        self.graceful_shutdown();
+    }
+}
+
+/// Closes the idle connection that has waited the longest until a slot is
+/// free; while none is idle, waits for one to become idle or end.
+async fn make_room(slots: &Arc<Semaphore>, table: &Table) -> OwnedSemaphorePermit {
+    loop {
+        table.evict_oldest_idle();
+        tokio::select! {
+            permit = Arc::clone(slots).acquire_owned() => {
+                return permit.expect("the connection semaphore is never closed");
+            }
+            () = tokio::time::sleep(ROOM_RETRY) => {}
+        }
+    }
+}
+
+/// The router, with the peer address on each request and the connection's
+/// activity counted from the request head to the end of the answer's body.
+fn tracked(
+    router: Router,
+    peer: SocketAddr,
+    activity: Arc<Activity>,
+) -> impl tower::Service<
+    Request<Incoming>,
+    Response = axum::response::Response,
+    Error = Infallible,
+    Future = impl Future<Output = Result<axum::response::Response, Infallible>> + Send,
+> + Clone {
+    tower::service_fn(move |mut request: Request<Incoming>| {
+        let busy = Busy::start(Arc::clone(&activity));
+        request
+            .extensions_mut()
+            .insert(ConnectInfo::<SocketAddr>(peer));
+        let router = router.clone();
+        async move {
+            let response = router.oneshot(request).await?;
+            Ok(response.map(|body| Body::new(TrackedBody { body, _busy: busy })))
+        }
+    })
+}
+
+/// What one connection is doing: requests in progress, and since when it
+/// has had none.
+struct Activity {
+    state: Mutex<ActivityState>,
+    /// Told to close to make room for a new connection.
+    evicted: Notify,
+}
+
+struct ActivityState {
+    in_flight: usize,
+    idle_since: Instant,
+    evicted: bool,
+}
+
+impl Activity {
+    fn new() -> Activity {
+        Activity {
+            state: Mutex::new(ActivityState {
+                in_flight: 0,
+                idle_since: Instant::now(),
+                evicted: false,
+            }),
+            evicted: Notify::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ActivityState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Since when the connection has had no request in progress, if so.
+    fn idle_since(&self) -> Option<Instant> {
+        let state = self.lock();
+        (state.in_flight == 0).then_some(state.idle_since)
+    }
+
+    /// Completes once the connection has had no request for `limit`.
+    async fn idle_for(&self, limit: Duration) {
+        loop {
+            let deadline = match self.idle_since() {
+                Some(since) => since + limit,
+                None => Instant::now() + limit,
+            };
+            tokio::time::sleep_until(deadline).await;
+            if self
+                .idle_since()
+                .is_some_and(|since| since.elapsed() >= limit)
+            {
+                return;
+            }
+        }
+    }
+}
+
+/// One request in progress on a connection, until dropped with its answer.
+struct Busy(Arc<Activity>);
+
+impl Busy {
+    fn start(activity: Arc<Activity>) -> Busy {
+        activity.lock().in_flight += 1;
+        Busy(activity)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.in_flight -= 1;
+        state.idle_since = Instant::now();
+    }
+}
+
+/// An answer's body that keeps its request counted as in progress until it
+/// is sent (or dropped): a long export is not an idle connection.
+struct TrackedBody {
+    body: Body,
+    _busy: Busy,
+}
+
+impl HttpBody for TrackedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// The open connections: how many per peer address, and each one's
+/// activity, to pick the one idle the longest.
+struct Table {
+    per_address: usize,
+    inner: Mutex<TableInner>,
+}
+
+#[derive(Default)]
+struct TableInner {
+    next_id: u64,
+    open: HashMap<u64, Arc<Activity>>,
+    by_address: HashMap<IpAddr, usize>,
+}
+
+/// A connection's place in the table, given back when dropped.
+struct Registered {
+    table: Arc<Table>,
+    id: u64,
+    address: IpAddr,
+    activity: Arc<Activity>,
+}
+
+impl Table {
+    fn new(per_address: usize) -> Table {
+        Table {
+            per_address,
+            inner: Mutex::new(TableInner::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TableInner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn has_room_for(&self, address: IpAddr) -> bool {
+        self.lock()
+            .by_address
+            .get(&address)
+            .is_none_or(|&open| open < self.per_address)
+    }
+
+    fn register(table: &Arc<Table>, address: IpAddr) -> Registered {
+        let activity = Arc::new(Activity::new());
+        let mut inner = table.lock();
+        let id = inner.next_id;
+        inner.next_id += 1;
+        inner.open.insert(id, Arc::clone(&activity));
+        *inner.by_address.entry(address).or_default() += 1;
+        Registered {
+            table: Arc::clone(table),
+            id,
+            address,
+            activity,
+        }
+    }
+
+    /// Tells the connection idle the longest (not told already) to close.
+    fn evict_oldest_idle(&self) {
+        let inner = self.lock();
+        let oldest = inner
+            .open
+            .values()
+            .filter_map(|activity| {
+                let state = activity.lock();
+                (state.in_flight == 0 && !state.evicted).then_some((state.idle_since, activity))
+            })
+            .min_by_key(|(since, _)| *since);
+        if let Some((_, activity)) = oldest {
+            activity.lock().evicted = true;
+            activity.evicted.notify_one();
+        }
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let mut inner = self.table.lock();
+        inner.open.remove(&self.id);
+        if let Some(open) = inner.by_address.get_mut(&self.address) {
+            *open -= 1;
+            if *open == 0 {
+                inner.by_address.remove(&self.address);
+            }
+        }
+    }
 }

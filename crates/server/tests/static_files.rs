@@ -270,3 +270,104 @@ async fn the_module_keeps_its_type_when_compressed() {
         );
     }
 }
+
+/// A data directory beside the web root, holding what must never be served.
+fn secrets() -> tempfile::TempDir {
+    let data = tempfile::tempdir().unwrap();
+    std::fs::write(data.path().join("operator-api.key"), "secret key hex").unwrap();
+    std::fs::write(data.path().join("eldorado.sqlite3"), "SQLite format 3").unwrap();
+    std::fs::write(data.path().join("eldorado.sqlite3.br"), "not a page").unwrap();
+    data
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn links_out_of_the_web_root_are_never_followed() {
+    use std::os::unix::fs::symlink;
+    let dir = web_dir(true);
+    let data = secrets();
+    let www = dir.path().join("www");
+    // A directory link, a file link, a link to a precompressed variant and
+    // a relative link climbing out.
+    symlink(data.path(), www.join("link-data")).unwrap();
+    symlink(data.path().join("operator-api.key"), www.join("key.txt")).unwrap();
+    symlink(
+        data.path().join("eldorado.sqlite3.br"),
+        www.join("style.css.br"),
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("beside")).unwrap();
+    std::fs::write(dir.path().join("beside/note.txt"), "outside www").unwrap();
+    symlink("../beside", www.join("up")).unwrap();
+    let app = app(dir.path());
+    for (path, accept) in [
+        ("/www/link-data/operator-api.key", None),
+        ("/www/link-data/eldorado.sqlite3", Some("gzip, br")),
+        ("/www/link%2Ddata/operator-api.key", None),
+        ("/www/key.txt", None),
+        ("/www/up/note.txt", None),
+        ("/www/style.css", Some("br")),
+        ("/www/style.css", None),
+        ("/www/link-data", None),
+    ] {
+        let got = get(&app, path, accept).await;
+        assert_eq!(got.status, StatusCode::NOT_FOUND, "{path} {accept:?}");
+        let body = String::from_utf8_lossy(&got.body);
+        assert!(
+            !body.contains("secret") && !body.contains("SQLite"),
+            "{path}: {body}"
+        );
+    }
+    // Regular files inside the root are still served.
+    let got = get(&app, &format!("/www/pkg/{HASHED_WASM}"), Some("gzip")).await;
+    assert_eq!(got.status, StatusCode::OK);
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_link_inside_the_web_root_to_a_file_inside_it_is_served() {
+    let dir = web_dir(true);
+    std::os::unix::fs::symlink("style.css", dir.path().join("www/alias.css")).unwrap();
+    let got = get(&app(dir.path()), "/www/alias.css", None).await;
+    assert_eq!(got.status, StatusCode::OK);
+    assert_eq!(got.body, content("p { color: red }"));
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_index_page_linked_out_of_the_web_root_is_not_served() {
+    let dir = web_dir(true);
+    let data = secrets();
+    let built = dir.path().join("www/pkg/index.html");
+    std::fs::remove_file(&built).unwrap();
+    std::os::unix::fs::symlink(data.path().join("operator-api.key"), &built).unwrap();
+    let app = app(dir.path());
+    for path in ["/", "/index.html"] {
+        let got = get(&app, path, None).await;
+        assert_eq!(got.status, StatusCode::NOT_FOUND, "{path}");
+        assert!(!String::from_utf8_lossy(&got.body).contains("secret"));
+    }
+}
+
+#[test]
+fn a_data_directory_inside_the_web_root_is_refused_only_where_served() {
+    use eldorado_server::static_files::served_path_reaching;
+    let dir = web_dir(true);
+    let web = dir.path();
+    std::fs::create_dir_all(web.join("data")).unwrap();
+    std::fs::create_dir_all(web.join("www/data")).unwrap();
+    // Only `/`, `/index.html` and `/www/…` are served.
+    assert_eq!(served_path_reaching(web, &web.join("data")), None);
+    assert_eq!(
+        served_path_reaching(web, &web.join("www/data")).as_deref(),
+        Some("/www/data")
+    );
+    assert_eq!(
+        served_path_reaching(web, &web.join("www")).as_deref(),
+        Some("/www")
+    );
+    // The web root itself holds the page and www/.
+    assert!(served_path_reaching(web, web).is_some());
+    let outside = tempfile::tempdir().unwrap();
+    assert_eq!(served_path_reaching(web, outside.path()), None);
+}

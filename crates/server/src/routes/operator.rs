@@ -3,7 +3,7 @@
 
 use super::bodies::block_info;
 use super::player::session_body;
-use super::{path_id, ApiJson, Operator};
+use super::{ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome};
@@ -217,7 +217,7 @@ pub async fn close_block(
     _: Operator,
     Path(block): Path<String>,
 ) -> Result<Json<BlockInfo>, ApiError> {
-    let id = path_id(&block, "block")?;
+    let id = super::public::block_id(&block)?;
     let record = state
         .blocking(move |state| {
             let record = state

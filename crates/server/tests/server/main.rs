@@ -2,9 +2,11 @@
 //! copy of one seeded template, see `common.rs`).
 
 mod api;
+mod block_ids;
 mod client_nonce;
 mod common;
 mod concurrency;
+mod connections;
 mod launch;
 mod money_lines;
 mod protection;
