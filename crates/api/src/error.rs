@@ -33,6 +33,7 @@ pub struct ErrorDetail {
 /// The stable error codes; the HTTP status of each is fixed (docs/PROTOCOL.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "strum", derive(strum::EnumIter))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     BadRequest,

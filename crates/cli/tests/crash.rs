@@ -7,14 +7,15 @@
 //! Players are the operator's (created by credits and sessions with the key
 //! from the data directory), which works with or without demo mode.
 
+use reqwest::blocking::Client;
+use reqwest::Method;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 const KILLS: usize = 10;
@@ -27,42 +28,38 @@ const START_LIMIT: Duration = Duration::from_secs(240);
 const ROUND_LIMIT: Duration = Duration::from_secs(20);
 const IO_LIMIT: Duration = Duration::from_secs(20);
 
-/// One HTTP/1.1 request on its own connection: (status, JSON body).
+/// One request on a connection of its own (a pooled one could belong to a
+/// server killed since): (status, JSON body).
 fn http(
     addr: SocketAddr,
     method: &str,
     path: &str,
     token: Option<&str>,
     body: &str,
-) -> std::io::Result<(u16, Value)> {
-    let mut stream = TcpStream::connect_timeout(&addr, IO_LIMIT)?;
-    stream.set_read_timeout(Some(IO_LIMIT))?;
-    stream.set_write_timeout(Some(IO_LIMIT))?;
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut reply = Vec::new();
-    stream.read_to_end(&mut reply)?;
-    let text = String::from_utf8_lossy(&reply);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| std::io::Error::other("a reply without its head"))?;
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other("a reply without a status"))?;
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        return Err(std::io::Error::other("unexpected chunked reply"));
+) -> reqwest::Result<(u16, Value)> {
+    static CLIENT: OnceLock<Client> = OnceLock::new();
+    let client = CLIENT.get_or_init(|| {
+        let builder = Client::builder()
+            .timeout(IO_LIMIT)
+            .pool_max_idle_per_host(0);
+        builder.build().expect("an HTTP client")
+    });
+    let method = Method::from_bytes(method.as_bytes()).expect("an HTTP method");
+    let mut request = client.request(method, format!("http://{addr}{path}"));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
     }
-    Ok((status, serde_json::from_str(body).unwrap_or(Value::Null)))
+    if !body.is_empty() {
+        request = request
+            .header("content-type", "application/json")
+            .body(body.to_owned());
+    }
+    let reply = request.send()?;
+    let status = reply.status().as_u16();
+    Ok((
+        status,
+        serde_json::from_slice(&reply.bytes()?).unwrap_or(Value::Null),
+    ))
 }
 
 fn free_port() -> SocketAddr {

@@ -8,24 +8,79 @@ use eldorado_server::clock::SystemClock;
 use eldorado_server::state::DATABASE_FILE;
 use eldorado_server::store::sqlite::SqliteStore;
 use eldorado_server::store::{BlockSeeding, PlayerKind, Store};
+use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A refusal comes at once; a server that starts instead would never exit.
+const DEADLINE: Duration = Duration::from_secs(60);
 
 fn serve(data: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_eldorado"))
+    serve_within(data, extra, DEADLINE)
+}
+
+/// Runs `eldorado serve` to its exit; past `deadline` it is killed and the
+/// test fails with what it printed, rather than hanging the suite.
+fn serve_within(data: &Path, extra: &[&str], deadline: Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
         .args(["serve", "--addr", "127.0.0.1:0", "--data"])
         .arg(data)
         .args(extra)
         .env("NO_COLOR", "1")
-        .output()
-        .expect("the binary runs")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Read on threads, so that a full pipe never blocks the child.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child is waited for") {
+            break status;
+        }
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = String::from_utf8_lossy(&stderr.join().unwrap()).into_owned();
+            panic!("`eldorado serve {extra:?}` still ran after {deadline:?}: {stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
 }
 
 fn refused(output: &Output) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(!output.status.success(), "it started: {stderr}");
     stderr
+}
+
+#[test]
+fn a_server_that_starts_instead_of_refusing_fails_the_test_in_time() {
+    let data = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let failure = std::panic::catch_unwind(|| {
+        serve_within(data.path(), &["--demo"], Duration::from_millis(500))
+    })
+    .expect_err("a demo server runs until it is stopped");
+    let message = failure.downcast_ref::<String>().unwrap();
+    assert!(message.contains("still ran after 500ms"), "{message}");
+    assert!(started.elapsed() < DEADLINE);
 }
 
 #[test]

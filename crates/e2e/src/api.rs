@@ -7,14 +7,14 @@ pub use eldorado_api::{
     BlockInfo, BlockList, BlockStatus, Config, HistoryItem, HistoryPage, SaleResponse, Session,
 };
 use eldorado_engine::PublicKeyBytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{Method, Request, StatusCode};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
+use reqwest::{Method, StatusCode};
 use serde::de::DeserializeOwned;
 
-pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
+/// The tampering proxy's client: it forwards hyper's requests as they are.
+pub type HttpClient = Client<HttpConnector, http_body_util::Full<Bytes>>;
 
 pub fn http_client() -> HttpClient {
     Client::builder(TokioExecutor::new()).build_http()
@@ -23,14 +23,14 @@ pub fn http_client() -> HttpClient {
 #[derive(Clone)]
 pub struct Api {
     base: String,
-    http: HttpClient,
+    http: reqwest::Client,
 }
 
 impl Api {
     pub fn new(base: &str) -> Api {
         Api {
             base: base.trim_end_matches('/').to_owned(),
-            http: http_client(),
+            http: reqwest::Client::new(),
         }
     }
 
@@ -64,29 +64,16 @@ impl Api {
         token: Option<&str>,
         json: Option<&serde_json::Value>,
     ) -> Result<(StatusCode, Bytes), String> {
-        let mut request = Request::builder()
-            .method(method)
-            .uri(format!("{}{path}", self.base));
-        if json.is_some() {
-            request = request.header("content-type", "application/json");
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(json) = json {
+            request = request.json(json);
         }
         if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
+            request = request.bearer_auth(token);
         }
-        let body = json.map_or_else(Bytes::new, |json| Bytes::from(json.to_string()));
-        let request = request.body(Full::new(body)).map_err(|e| e.to_string())?;
-        let response = self
-            .http
-            .request(request)
-            .await
-            .map_err(|e| e.to_string())?;
+        let response = request.send().await.map_err(|e| e.to_string())?;
         let status = response.status();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| e.to_string())?
-            .to_bytes();
+        let body = response.bytes().await.map_err(|e| e.to_string())?;
         Ok((status, body))
     }
 

@@ -5,17 +5,12 @@
 //! may or may not have been applied".
 
 use crate::config::WalletConfig;
-use bytes::Bytes;
 use eldorado_api::seamless::{
     self, BalanceAnswer, BalanceCall, CreditCall, DebitCall, RollbackCall, WalletAnswer,
     SIGNATURE_HEADER,
 };
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::header::CONTENT_TYPE;
-use hyper::{Request, StatusCode};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
+use reqwest::header::CONTENT_TYPE;
+use reqwest::{redirect, Client, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::time::Duration;
@@ -39,21 +34,31 @@ pub struct WalletClient {
     base: String,
     secret: Vec<u8>,
     timeout: Duration,
-    client: Client<HttpConnector, Full<Bytes>>,
+    /// A client that could not be built answers every call with its reason.
+    client: Result<Client, String>,
+}
+
+/// The client for `config`: one pool of kept-alive connections, straight to
+/// the wallet (no proxy from the environment), following no redirect (only
+/// a 200 is an answer).
+pub fn build_client(config: &WalletConfig) -> Result<Client, String> {
+    Client::builder()
+        .connect_timeout(config.timeout)
+        .tcp_nodelay(true)
+        .pool_idle_timeout(Duration::from_secs(30))
+        .redirect(redirect::Policy::none())
+        .no_proxy()
+        .build()
+        .map_err(|e| format!("--wallet {}: {e}", config.url))
 }
 
 impl WalletClient {
     pub fn new(config: &WalletConfig) -> WalletClient {
-        let mut connector = HttpConnector::new();
-        connector.set_connect_timeout(Some(config.timeout));
-        connector.set_nodelay(true);
         WalletClient {
             base: config.url.trim_end_matches('/').to_owned(),
             secret: config.secret.clone(),
             timeout: config.timeout,
-            client: Client::builder(TokioExecutor::new())
-                .pool_idle_timeout(Duration::from_secs(30))
-                .build(connector),
+            client: build_client(config),
         }
     }
 
@@ -82,32 +87,68 @@ impl WalletClient {
         route: &str,
         body: &Q,
     ) -> Result<A, NoAnswer> {
+        let client = self
+            .client
+            .as_ref()
+            .map_err(|e| NoAnswer::Transport(e.clone()))?;
         let bytes = serde_json::to_vec(body).map_err(|e| NoAnswer::BadAnswer(e.to_string()))?;
         // Signed over the very bytes sent.
         let signature = seamless::sign(&self.secret, &bytes);
-        let request = Request::post(format!("{}/{route}", self.base))
+        let request = client
+            .post(format!("{}/{route}", self.base))
             .header(CONTENT_TYPE, "application/json")
             .header(SIGNATURE_HEADER, signature)
-            .body(Full::new(Bytes::from(bytes)))
-            .map_err(|e| NoAnswer::Transport(e.to_string()))?;
+            .body(bytes);
         let exchange = async {
-            let response = self
-                .client
-                .request(request)
+            let response = request
+                .send()
                 .await
-                .map_err(|e| NoAnswer::Transport(e.to_string()))?;
+                .map_err(|e| NoAnswer::Transport(error_chain(&e)))?;
             if response.status() != StatusCode::OK {
                 return Err(NoAnswer::Status(response.status().as_u16()));
             }
-            let body = Limited::new(response.into_body(), MAX_ANSWER)
-                .collect()
-                .await
-                .map_err(|e| NoAnswer::Transport(e.to_string()))?
-                .to_bytes();
+            let body = read_limited(response).await?;
             serde_json::from_slice(&body).map_err(|e| NoAnswer::BadAnswer(e.to_string()))
         };
+        // One deadline for connecting, sending and reading the whole answer.
         tokio::time::timeout(self.timeout, exchange)
             .await
             .map_err(|_| NoAnswer::Timeout(self.timeout))?
     }
+}
+
+/// The answer's body, refused beyond `MAX_ANSWER` bytes.
+async fn read_limited(mut response: Response) -> Result<Vec<u8>, NoAnswer> {
+    let too_long = || NoAnswer::Transport(format!("answer longer than {MAX_ANSWER} bytes"));
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER as u64)
+    {
+        return Err(too_long());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| NoAnswer::Transport(error_chain(&e)))?
+    {
+        if body.len() + chunk.len() > MAX_ANSWER {
+            return Err(too_long());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// reqwest's message with its causes ("error sending request" alone says
+/// nothing of a refused connection or a bad certificate).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }

@@ -2,13 +2,7 @@
 //! `POST /api/operator/launches`, with the operator API key, which never
 //! leaves this process (the page gets the launch URL only).
 
-use bytes::Bytes;
 use eldorado_api::{ErrorBody, Launch, LaunchRequest};
-use http_body_util::{BodyExt, Full};
-use hyper::{Method, Request};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
@@ -33,47 +27,41 @@ pub struct GameServer {
     /// `Bearer <operator API key>`.
     authorization: String,
     timeout: Duration,
-    http: Client<HttpConnector, Full<Bytes>>,
+    http: reqwest::Client,
 }
 
 impl GameServer {
-    /// `base` is an `http://` URL: this example has no TLS client, so it
-    /// reaches the game server over a private network or loopback.
-    pub fn new(base: &str, api_key: &str, timeout: Duration) -> GameServer {
-        GameServer {
+    /// `base` is the game server's `http://` or `https://` URL (checked
+    /// against the system's roots). An answer that redirects is unexpected.
+    pub fn new(base: &str, api_key: &str, timeout: Duration) -> Result<GameServer, String> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| format!("--game-url {base}: {e}"))?;
+        Ok(GameServer {
             base: base.trim_end_matches('/').to_owned(),
             authorization: format!("Bearer {api_key}"),
             timeout,
-            http: Client::builder(TokioExecutor::new()).build_http(),
-        }
+            http,
+        })
     }
 
     /// A single-use launch URL for the player, valid for a short while.
     pub async fn launch(&self, request: &LaunchRequest) -> Result<Launch, GameError> {
-        let body = serde_json::to_vec(request).map_err(|e| GameError::Unexpected {
-            status: 0,
-            detail: e.to_string(),
-        })?;
-        let http_request = Request::builder()
-            .method(Method::POST)
-            .uri(format!("{}/api/operator/launches", self.base))
-            .header("authorization", &self.authorization)
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| GameError::Unreachable(e.to_string()))?;
         let exchange = async {
             let response = self
                 .http
-                .request(http_request)
+                .post(format!("{}/api/operator/launches", self.base))
+                .header("authorization", &self.authorization)
+                .json(request)
+                .send()
                 .await
                 .map_err(|e| GameError::Unreachable(e.to_string()))?;
             let status = response.status();
             let bytes = response
-                .into_body()
-                .collect()
+                .bytes()
                 .await
-                .map_err(|e| GameError::Unreachable(e.to_string()))?
-                .to_bytes();
+                .map_err(|e| GameError::Unreachable(e.to_string()))?;
             Ok::<_, GameError>((status, bytes))
         };
         let (status, bytes) = tokio::time::timeout(self.timeout, exchange)

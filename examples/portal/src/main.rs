@@ -161,7 +161,7 @@ fn run(args: Args) -> Result<(), String> {
             &args.game_url,
             api_key.trim(),
             Duration::from_millis(args.game_timeout_ms),
-        ),
+        )?,
         wallet_secret: Arc::new(wallet_secret),
         public_url: public_url.clone(),
         game_origin,

@@ -31,7 +31,8 @@ impl Portal {
         let db = Db::open(&dir.path().join("portal.sqlite3")).expect("open the database");
         let app = App {
             db: db.clone(),
-            game: GameServer::new(game_url, OPERATOR_KEY, Duration::from_secs(5)),
+            game: GameServer::new(game_url, OPERATOR_KEY, Duration::from_secs(5))
+                .expect("a client"),
             wallet_secret: Arc::new(SECRET.to_vec()),
             public_url: "http://127.0.0.1:8090".into(),
             game_origin: "http://localhost:8080".into(),

@@ -1,12 +1,7 @@
-//! A small JSON-over-HTTP client for the tests (hyper's pooled client).
+//! The tests' JSON-over-HTTP client (reqwest's pooled client).
 
 use crate::servers::API_KEY;
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{Method, Request, StatusCode};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
+use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -14,11 +9,12 @@ use std::time::Duration;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Clone)]
-pub struct Http(Client<HttpConnector, Full<Bytes>>);
+pub struct Http(reqwest::Client);
 
 impl Http {
     pub fn new() -> Http {
-        Http(Client::builder(TokioExecutor::new()).build_http())
+        let client = reqwest::Client::builder().timeout(TIMEOUT).build();
+        Http(client.expect("an HTTP client"))
     }
 
     /// Status and JSON body, or the transport failure as text.
@@ -29,27 +25,18 @@ impl Http {
         token: Option<&str>,
         body: Option<String>,
     ) -> Result<(StatusCode, Value), String> {
-        let mut request = Request::builder().method(method).uri(url);
+        let mut request = self.0.request(method, url);
         if let Some(token) = token {
-            request = request.header("authorization", format!("Bearer {token}"));
+            request = request.bearer_auth(token);
         }
-        if body.is_some() {
-            request = request.header("content-type", "application/json");
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body);
         }
-        let request = request
-            .body(Full::new(Bytes::from(body.unwrap_or_default())))
-            .map_err(|e| e.to_string())?;
-        let response = tokio::time::timeout(TIMEOUT, self.0.request(request))
-            .await
-            .map_err(|_| format!("{url}: timed out"))?
-            .map_err(|e| format!("{url}: {e}"))?;
+        let response = request.send().await.map_err(|e| format!("{url}: {e}"))?;
         let status = response.status();
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| format!("{url}: {e}"))?
-            .to_bytes();
+        let bytes = response.bytes().await.map_err(|e| format!("{url}: {e}"))?;
         Ok((
             status,
             serde_json::from_slice(&bytes).unwrap_or(Value::Null),

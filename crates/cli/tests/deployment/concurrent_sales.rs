@@ -6,7 +6,7 @@
 use crate::client::Http;
 use crate::servers::{Deployment, API_KEY};
 use eldorado_engine::{verify_sale, Expected, PublicKeyBytes, SignedCommitment, SignedSale};
-use hyper::StatusCode;
+use reqwest::StatusCode;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -9,7 +9,7 @@
 use crate::client::Http;
 use crate::servers::Deployment;
 use eldorado_engine::SignedSale;
-use hyper::StatusCode;
+use reqwest::StatusCode;
 use std::collections::HashMap;
 use std::io::Write;
 use std::net::TcpListener;

@@ -5,7 +5,7 @@
 use crate::client::Http;
 use crate::servers::Deployment;
 use eldorado_engine::SignedSale;
-use hyper::StatusCode;
+use reqwest::StatusCode;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
