@@ -5,6 +5,7 @@ mod api;
 mod client_nonce;
 mod common;
 mod concurrency;
+mod document;
 mod launch;
 mod money_lines;
 mod protection;
