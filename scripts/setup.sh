@@ -87,6 +87,15 @@ if ! command -v pg_ctlcluster >/dev/null || ! ls /usr/lib/postgresql/*/bin/postg
     apt_install postgresql
 fi
 if [ "$want_browser" = true ]; then
+    # schemathesis holds the server to its OpenAPI document
+    # (scripts/api-conformance.sh), in a virtual environment of its own.
+    schemathesis_version=4.32.5
+    if [ "$("$tools/schemathesis/bin/st" --version 2>/dev/null | awk '{print $NF}')" != "$schemathesis_version" ]; then
+        say "installing schemathesis $schemathesis_version into $tools/schemathesis"
+        command -v python3 >/dev/null || apt_install python3
+        python3 -m venv "$tools/schemathesis" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$tools/schemathesis"; }
+        "$tools/schemathesis/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version"
+    fi
     if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
         say "installing Chromium and chromedriver"
         apt_install chromium chromium-driver

@@ -35,6 +35,9 @@ step "native tests"
 cargo test --workspace --exclude eldorado-web
 cargo test -p eldorado-web --lib
 
+step "the server against its OpenAPI document (schemathesis)"
+scripts/api-conformance.sh
+
 step "browser tests (headless Chromium)"
 export CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver}
 wasm-pack test --headless --chrome --chromedriver "$CHROMEDRIVER"

@@ -17,6 +17,13 @@ pub struct LaunchRequest {
     /// Where the page's « Lobby » link leads: an http(s) URL on one of the
     /// portal origins the server allows (`--frame-ancestors`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            pattern = r"^https?://[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:[0-9]{1,4})?([/?#][A-Za-z0-9._~/?#=&%+:@!$'()*,;-]*)?$",
+            max_length = 2048
+        )
+    )]
     pub lobby_url: Option<String>,
     pub mode: LaunchMode,
 }

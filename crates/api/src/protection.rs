@@ -120,7 +120,7 @@ pub struct ExclusionRequest {
     #[serde(deserialize_with = "present")]
     #[cfg_attr(
         feature = "openapi",
-        schema(required = true, minimum = 1, maximum = 30)
+        schema(required = true, schema_with = crate::schema::exclusion_days)
     )]
     pub days: Option<u32>,
 }
@@ -148,7 +148,10 @@ pub struct OperatorExclusionRequest {
 )]
 pub struct RealityCheckRequest {
     /// 15, 30 or 60.
-    #[cfg_attr(feature = "openapi", schema(minimum = 15, maximum = 60))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(schema_with = crate::schema::reality_check_minutes)
+    )]
     pub minutes: u32,
 }
 

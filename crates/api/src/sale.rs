@@ -34,7 +34,7 @@ impl SaleResponse {
 #[cfg_attr(feature = "openapi", schema(examples(crate::examples::buy_request)))]
 pub struct BuyRequest {
     /// 50, 100 or 200; any other number is `INVALID_STAKE`.
-    #[cfg_attr(feature = "openapi", schema(minimum = 50, maximum = 200))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::stake_cents))]
     pub stake_cents: u64,
     /// Scoped to the player.
     #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z0-9_-]{8,64}$"))]

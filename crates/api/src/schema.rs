@@ -184,3 +184,43 @@ impl ToSchema for SignedCommitmentSchema {
         Cow::Borrowed("SignedCommitment")
     }
 }
+
+/// An integer that may only be one of `choices` (JSON Schema `enum`), for
+/// the fields whose server refuses every other number.
+fn integer_choice(choices: &[u64], description: &str, nullable: bool) -> Schema {
+    let mut values: Vec<serde_json::Value> = choices.iter().map(|&c| c.into()).collect();
+    let schema_type = if nullable {
+        values.push(serde_json::Value::Null);
+        utoipa::openapi::schema::SchemaType::from_iter([Type::Integer, Type::Null])
+    } else {
+        utoipa::openapi::schema::SchemaType::new(Type::Integer)
+    };
+    ObjectBuilder::new()
+        .schema_type(schema_type)
+        .enum_values(Some(values))
+        .description(Some(description))
+        .into()
+}
+
+/// `BuyRequest.stake_cents`.
+pub fn stake_cents() -> Schema {
+    integer_choice(
+        &[50, 100, 200],
+        "50, 100 or 200; any other number is `INVALID_STAKE`",
+        false,
+    )
+}
+
+/// `ExclusionRequest.days`.
+pub fn exclusion_days() -> Schema {
+    integer_choice(
+        &[1, 7, 30],
+        "1, 7 or 30; `null`: until the operator lifts it",
+        true,
+    )
+}
+
+/// `RealityCheckRequest.minutes`.
+pub fn reality_check_minutes() -> Schema {
+    integer_choice(&[15, 30, 60], "15, 30 or 60", false)
+}

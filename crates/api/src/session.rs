@@ -39,6 +39,7 @@ pub struct Session {
     feature = "openapi",
     schema(examples(crate::examples::demo_player_request))
 )]
+#[serde(deny_unknown_fields)]
 pub struct DemoPlayerRequest {}
 
 /// `POST /api/operator/sessions`: the player is created (balance 0) if new.

@@ -22,24 +22,26 @@ const MAX_LOBBY_URL: usize = 2_048;
 const LANGS: [&str; 2] = ["fr", "en"];
 
 /// The lobby URL as it will be stored and shown: an http(s) URL on one of
-/// the portal origins, in its normalised spelling.
+/// the portal origins, in its normalised spelling. Text that is no http(s)
+/// URL is a malformed request (400); a URL elsewhere than on the portals
+/// this server allows, or carrying credentials, is refused by policy (403).
 pub fn check_lobby_url(config: &Config, text: &str) -> Result<String, ApiError> {
-    let refused = || {
-        ApiError::BadRequest(
-            "lobby_url must be an http(s) URL on one of the portal origins of --frame-ancestors"
-                .to_owned(),
-        )
-    };
+    let malformed = || ApiError::BadRequest("lobby_url must be an http(s) URL".to_owned());
     if text.len() > MAX_LOBBY_URL {
-        return Err(refused());
+        return Err(malformed());
     }
-    let url = url::Url::parse(text).map_err(|_| refused())?;
-    if !matches!(url.scheme(), "http" | "https") || !url.username().is_empty() {
-        return Err(refused());
+    let url = url::Url::parse(text).map_err(|_| malformed())?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(malformed());
     }
     let origin = url.origin().ascii_serialization();
-    if !config.portal_origins().contains(&origin) {
-        return Err(refused());
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || !config.portal_origins().contains(&origin)
+    {
+        return Err(ApiError::Forbidden(
+            "lobby_url must be on one of the portal origins of --frame-ancestors, without credentials",
+        ));
     }
     Ok(url.into())
 }

@@ -19,9 +19,10 @@ use eldorado_api::{ErrorBody, Launch, LaunchCodeRequest, LaunchMode, LaunchReque
     responses(
         (status = 201, description = "The game page's URL with a single-use launch code, valid 60 s: \
             `<--public-url>/?launch=<code>&lang=<lang>`. A real-money player is created (balance 0) if new", body = Launch),
-        (status = 400, description = "BAD_REQUEST: player_id, lang, mode, or a lobby_url that is not an http(s) URL on a portal origin (`--frame-ancestors`)", body = ErrorBody),
+        (status = 400, description = "BAD_REQUEST: player_id, lang, mode, or a lobby_url that is not an http(s) URL", body = ErrorBody),
         (status = 403, description = "DEMO_DISABLED: a demo launch on a server without `--demo`; \
-            FORBIDDEN: the id belongs to a demo player, or a real-money launch on a server with `--demo-seed`", body = ErrorBody),
+            FORBIDDEN: the id belongs to a demo player, a real-money launch on a server with `--demo-seed`, \
+            or a lobby_url that is not on a portal origin (`--frame-ancestors`) or carries credentials", body = ErrorBody),
     ))]
 pub async fn create_launch(
     State(state): State<AppState>,
@@ -43,6 +44,7 @@ pub async fn create_launch(
     responses(
         (status = 201, description = "A new session of the launch's player, with the portal's lobby if the launch named one. \
             The code is used up: of concurrent exchanges of one code exactly one succeeds", body = Session),
+        (status = 400, description = "BAD_REQUEST: the code is not 64 lowercase hex digits", body = ErrorBody),
         (status = 410, description = "LAUNCH_INVALID: the code is unknown, already used or expired", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: too many exchanges from this address (`Retry-After`)", body = ErrorBody),
         (status = 503, description = "WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet gave no balance; the code is used up and no session stays open", body = ErrorBody),
@@ -52,6 +54,13 @@ pub async fn exchange(
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<LaunchCodeRequest>,
 ) -> Result<(StatusCode, Json<Session>), ApiError> {
+    // A code the server can never have issued is the client's mistake, not
+    // an expired link: the portal must not be told to make a new one.
+    if !is_launch_code(&body.code) {
+        return Err(ApiError::BadRequest(
+            "code must be the 64 lowercase hex digits of a launch link".to_owned(),
+        ));
+    }
     state.launch_limit.check(ip)?;
     let session = state
         .blocking(move |state| {
@@ -86,4 +95,8 @@ pub async fn exchange(
             Err(e)
         }
     }
+}
+
+fn is_launch_code(code: &str) -> bool {
+    code.len() == 64 && code.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }

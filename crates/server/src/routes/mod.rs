@@ -3,6 +3,7 @@
 
 mod bodies;
 mod endpoints;
+mod json_body;
 pub(crate) mod launch;
 pub(crate) mod operator;
 pub(crate) mod player;
@@ -127,14 +128,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
                 ApiError::BadRequest("the request body could not be read".to_owned())
             }
         })?;
-        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
-            b"{}"
-        } else {
-            &bytes
-        };
-        serde_json::from_slice(bytes)
-            .map(ApiJson)
-            .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))
+        json_body::parse(&bytes).map(ApiJson)
     }
 }
 

@@ -88,7 +88,7 @@ async fn transfer(
     body: TransferRequest,
     kind: TransferKind,
 ) -> Result<Json<Balance>, ApiError> {
-    check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
+    check_player_id(&player_id)?;
     refuse_on_seeded_server(&state)?;
     if state.wallet.is_some() {
         return Err(ApiError::Forbidden(
@@ -145,7 +145,7 @@ async fn transfer(
 
 #[utoipa::path(post, path = "/api/operator/players/{player_id}/credit", tag = "operator",
     security(("operator" = [])),
-    params(("player_id" = String, Path, description = "The operator's player id")),
+    params(("player_id" = String, Path, pattern = "^[A-Za-z0-9_.-]{1,64}$", description = "The operator's player id")),
     request_body = TransferRequest,
     responses(
         (status = 200, description = "The new balance; an unknown player is created", body = Balance),
@@ -163,7 +163,7 @@ pub async fn credit(
 
 #[utoipa::path(post, path = "/api/operator/players/{player_id}/debit", tag = "operator",
     security(("operator" = [])),
-    params(("player_id" = String, Path, description = "The operator's player id")),
+    params(("player_id" = String, Path, pattern = "^[A-Za-z0-9_.-]{1,64}$", description = "The operator's player id")),
     request_body = TransferRequest,
     responses(
         (status = 200, description = "The new balance", body = Balance),
@@ -183,7 +183,7 @@ pub async fn debit(
 
 #[utoipa::path(delete, path = "/api/operator/players/{player_id}/sessions", tag = "operator",
     security(("operator" = [])),
-    params(("player_id" = String, Path, description = "The player's id")),
+    params(("player_id" = String, Path, pattern = "^[A-Za-z0-9_.-]{1,64}$", description = "The player's id")),
     responses(
         (status = 200, description = "Every session of the player has ended (0 if it had none)", body = SessionsEnded),
     ))]
@@ -192,7 +192,7 @@ pub async fn end_sessions(
     _: Operator,
     Path(player_id): Path<String>,
 ) -> Result<Json<SessionsEnded>, ApiError> {
-    check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
+    check_player_id(&player_id)?;
     let id = player_id.clone();
     let sessions_ended = state
         .blocking(move |state| state.sessions.revoke_player(&id))

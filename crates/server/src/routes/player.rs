@@ -84,7 +84,7 @@ pub(super) async fn with_wallet_balance(
 }
 
 #[utoipa::path(post, path = "/api/demo/players", tag = "player",
-    request_body(content = Option<DemoPlayerRequest>, description = "`{}` or an empty body"),
+    request_body(content = Option<DemoPlayerRequest>, description = "`{}`, `null` or an empty body"),
     responses(
         (status = 201, description = "A new play-money player with the starting balance", body = SessionBody),
         (status = 403, description = "DEMO_DISABLED: demo mode is off", body = ErrorBody),
@@ -356,7 +356,7 @@ pub struct HistoryQuery {
 #[utoipa::path(get, path = "/api/history", tag = "player", security(("player" = [])),
     params(
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Items per page, 20 by default"),
-        ("before" = Option<u64>, Query, description = "`next_before` of the previous page"),
+        ("before" = Option<i64>, Query, minimum = 1, description = "`next_before` of the previous page"),
     ),
     responses((status = 200, description = "A page of the player's tickets, newest first", body = HistoryPage)))]
 pub async fn history(
@@ -380,8 +380,12 @@ pub async fn history(
         .before
         .as_deref()
         .map(|text| {
-            text.parse::<u64>()
-                .map_err(|_| ApiError::BadRequest("before must be a sale id".to_owned()))
+            // Sale ids are positive 63-bit integers, as stored.
+            text.parse::<i64>()
+                .ok()
+                .filter(|id| *id > 0)
+                .map(|id| id as u64)
+                .ok_or_else(|| ApiError::BadRequest("before must be a sale id".to_owned()))
         })
         .transpose()?;
     let records = state

@@ -130,7 +130,7 @@ pub async fn put_reality_check(
 
 #[utoipa::path(put, path = "/api/operator/players/{player_id}/limits", tag = "operator",
     security(("operator" = [])),
-    params(("player_id" = String, Path, description = "The player's id")),
+    params(("player_id" = String, Path, pattern = "^[A-Za-z0-9_.-]{1,64}$", description = "The player's id")),
     request_body = LimitsRequest,
     responses(
         (status = 200, description = "The protection after the change (the same rules as the player's own: a higher limit or a removal is pending for 48 h)", body = Protection),
@@ -143,13 +143,13 @@ pub async fn operator_put_limits(
     Path(player_id): Path<String>,
     ApiJson(body): ApiJson<LimitsRequest>,
 ) -> Result<Json<Protection>, ApiError> {
-    check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
+    check_player_id(&player_id)?;
     change(state, player_id, limits(&body), AuditActor::Operator).await
 }
 
 #[utoipa::path(put, path = "/api/operator/players/{player_id}/exclusion", tag = "operator",
     security(("operator" = [])),
-    params(("player_id" = String, Path, description = "The player's id")),
+    params(("player_id" = String, Path, pattern = "^[A-Za-z0-9_.-]{1,64}$", description = "The player's id")),
     request_body = OperatorExclusionRequest,
     responses(
         (status = 200, description = "The protection after the change: excluded until `until_ms`, or no longer excluded for null", body = Protection),
@@ -162,7 +162,7 @@ pub async fn operator_put_exclusion(
     Path(player_id): Path<String>,
     ApiJson(body): ApiJson<OperatorExclusionRequest>,
 ) -> Result<Json<Protection>, ApiError> {
-    check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
+    check_player_id(&player_id)?;
     change(
         state,
         player_id,
@@ -176,7 +176,7 @@ pub async fn operator_put_exclusion(
 
 #[utoipa::path(get, path = "/api/operator/players/{player_id}/protection", tag = "operator",
     security(("operator" = [])),
-    params(("player_id" = String, Path, description = "The player's id")),
+    params(("player_id" = String, Path, pattern = "^[A-Za-z0-9_.-]{1,64}$", description = "The player's id")),
     responses(
         (status = 200, description = "The player's protection and every change of it, newest first, with who made it and when", body = ProtectionAudit),
         (status = 404, description = "NOT_FOUND: unknown player", body = ErrorBody),
@@ -186,7 +186,7 @@ pub async fn operator_protection(
     _: Operator,
     Path(player_id): Path<String>,
 ) -> Result<Json<ProtectionAudit>, ApiError> {
-    check_player_id(&player_id).map_err(|_| ApiError::not_found("player"))?;
+    check_player_id(&player_id)?;
     let body = state
         .blocking(move |state| {
             let protection = state

@@ -118,10 +118,14 @@ async fn a_launch_link_opens_one_session_once() {
     // Used once: refused from then on, on any server of the deployment.
     assert_invalid(&exchange(&app, &code).await);
     assert_invalid(&exchange(&other, &code).await);
-    // Unknown and malformed codes alike.
+    // An unknown code is invalid; one the server can never have issued is
+    // a malformed request.
     assert_invalid(&exchange(&app, &"ab".repeat(32)).await);
-    assert_invalid(&exchange(&app, "not-a-code").await);
-    assert_invalid(&exchange(&app, &code.to_uppercase()).await);
+    for malformed in ["not-a-code", &code.to_uppercase()] {
+        let reply = exchange(&app, malformed).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
+        assert!(reply.body.get("token").is_none());
+    }
 
     // A session the operator opens directly has no lobby: the field is absent.
     let direct = call(
@@ -255,17 +259,21 @@ async fn bad_launch_requests_are_refused_and_make_no_code() {
     let state = portal_server(clock(), true);
     let app = eldorado_server::app(state.clone());
     let long = format!("{PORTAL}/{}", "a".repeat(2_100));
-    for lobby in [
-        "https://evil.example/lobby",
-        "http://casino.example/lobby",
-        "https://casino.example:8443/lobby",
-        "https://casino.example.evil.example/",
-        "https://user@casino.example/",
-        "javascript:alert(1)",
-        "data:text/html,hi",
-        "/lobby",
-        "not a url",
-        long.as_str(),
+    for (lobby, status) in [
+        ("https://evil.example/lobby", StatusCode::FORBIDDEN),
+        ("http://casino.example/lobby", StatusCode::FORBIDDEN),
+        ("https://casino.example:8443/lobby", StatusCode::FORBIDDEN),
+        (
+            "https://casino.example.evil.example/",
+            StatusCode::FORBIDDEN,
+        ),
+        ("https://user@casino.example/", StatusCode::FORBIDDEN),
+        ("https://:secret@casino.example/", StatusCode::FORBIDDEN),
+        ("javascript:alert(1)", StatusCode::BAD_REQUEST),
+        ("data:text/html,hi", StatusCode::BAD_REQUEST),
+        ("/lobby", StatusCode::BAD_REQUEST),
+        ("not a url", StatusCode::BAD_REQUEST),
+        (long.as_str(), StatusCode::BAD_REQUEST),
     ] {
         let reply = launch(
             &app,
@@ -273,12 +281,7 @@ async fn bad_launch_requests_are_refused_and_make_no_code() {
             json!({"player_id": "launch-eve", "lang": "fr", "lobby_url": lobby, "mode": "real"}),
         )
         .await;
-        assert_eq!(
-            reply.status,
-            StatusCode::BAD_REQUEST,
-            "{lobby}: {}",
-            reply.body
-        );
+        assert_eq!(reply.status, status, "{lobby}: {}", reply.body);
         assert!(
             reply.body["error"]["message"]
                 .as_str()
@@ -324,7 +327,7 @@ async fn bad_launch_requests_are_refused_and_make_no_code() {
         json!({"player_id": "launch-eve", "lang": "fr", "lobby_url": "https://casino.example/", "mode": "real"}),
     )
     .await;
-    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.body);
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.body);
 }
 
 #[tokio::test]

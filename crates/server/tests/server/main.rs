@@ -7,6 +7,7 @@ mod client_nonce;
 mod common;
 mod concurrency;
 mod connections;
+mod document;
 mod launch;
 mod money_lines;
 mod protection;
