@@ -25,11 +25,10 @@ printf "%-46s %8s     %8d gz-6 %8d served  (budget 100 KB = 100000 bytes)\n" "TO
 echo "== speed (verify one sale, headless Chromium)"
 work=$(mktemp -d)
 trap 'kill "${server:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
-# Built as scripts/build-web.sh builds the shipped bundle (its compiler
-# options, then its wasm-opt passes), with the benchmark's exports.
-RUSTC_BOOTSTRAP=1 RUSTFLAGS="$(sed -n 's/.*RUSTFLAGS="\([^"]*\)".*/\1/p' scripts/build-web.sh)" \
-  wasm-pack build --profile wasm-release --target web --out-dir "$work/pkg" --no-typescript --no-pack . -- -p eldorado-web --features bench \
-  -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size >/dev/null 2>&1
+# Built as scripts/build-web.sh builds the shipped bundle (its profile on
+# the stable compiler, then its wasm-opt passes), with the benchmark's exports.
+wasm-pack build --profile wasm-release --target web --out-dir "$work/pkg" --no-typescript --no-pack . -- -p eldorado-web --features bench \
+  >/dev/null 2>&1
 opt=${WASM_OPT:-${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/binaryen/node_modules/.bin/wasm-opt}
 if [ -x "$opt" ]; then
   "$opt" --flatten --rereloop -Oz -Oz --converge --strip-producers --low-memory-unused --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
