@@ -11,29 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-build() { wasm-pack build --profile wasm-release --target web --out-dir www/pkg --no-typescript --no-pack . -- -p eldorado-web "$@"; }
-# The standard library rebuilt for size, and panics that stop the module at
-# once (a trap, as panic=abort already ends in) without carrying panic
-# messages, source locations and their formatting: about 7 KB of the
-# compressed module (docs/BENCHMARKS.md, issue 13). `{:?}` prints nothing
-# (-Zfmt-debug=none, 5 KB more): no text a player or the console needs is
-# Debug output (the engine's error messages are Display only). The MIR
-# inliner that every opt-level 3 build runs is turned on for this
-# size-tuned one too (-Zinline-mir=yes, 2.9 KB less), with twice its
-# default threshold (0.8 KB less than the default; 25 and 200 do worse).
-# These are unstable options of the stable compiler, unlocked by
-# RUSTC_BOOTSTRAP=1 for this build only, as the Linux kernel builds its
-# Rust; they need the rust-src component (scripts/setup.sh adds it). If it
-# is missing or an option is refused, the plain build follows, which works
-# the same but is larger.
-if rustup component list --installed 2>/dev/null | grep -q '^rust-src' &&
-    RUSTC_BOOTSTRAP=1 RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zfmt-debug=none -Zlocation-detail=none -Zinline-mir=yes -Zinline-mir-threshold=100" \
-        build -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size; then
-    echo "build-web: standard library rebuilt for size; panics abort at once"
-else
-    echo "build-web: WARNING: no size-tuned standard library (rust-src missing or options refused): the bundle is over its size budget" >&2
-    build
-fi
+# The stable compiler as released (rust-toolchain.toml), no unstable option.
+wasm-pack build --profile wasm-release --target web --out-dir www/pkg --no-typescript --no-pack . -- -p eldorado-web
 
 tools=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}
 pick_wasm_opt() {
@@ -45,7 +24,7 @@ pick_wasm_opt() {
 }
 wasm_opt=$(pick_wasm_opt)
 if [ -z "$wasm_opt" ]; then
-    echo "build-web: no wasm-opt >= 116 (run scripts/setup.sh); the bundle works but is over its size budget" >&2
+    echo "build-web: no wasm-opt >= 116 (run scripts/setup.sh); the bundle works but is larger" >&2
     scripts/hash-web.sh
     exit 0
 fi
@@ -73,19 +52,6 @@ if command -v node >/dev/null; then
     echo "build-web: short names: $(wc -c <"$wasm") bytes"
 else
     echo "build-web: no node (run scripts/setup.sh); the module keeps wasm-bindgen's long names" >&2
-fi
-
-# Functions laid out so that gzip finds more repeats within its 32 KiB
-# window (scripts/order-wasm-functions.py says how): 1.2 KB less gzip.
-if command -v python3 >/dev/null; then
-    python3 scripts/order-wasm-functions.py "$wasm" "$wasm.named"
-    "$wasm_opt" --reorder-functions-by-name --enable-bulk-memory --enable-nontrapping-float-to-int \
-        --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-        "$wasm.named" -o "$wasm"
-    rm "$wasm.named"
-    echo "build-web: functions ordered for compression: $(wc -c <"$wasm") bytes"
-else
-    echo "build-web: no python3 (run scripts/setup.sh); the functions keep the linker's order" >&2
 fi
 
 # The glue, minified (an ES module: its exports keep their names; quotes

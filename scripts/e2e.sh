@@ -4,7 +4,8 @@
 # operator integration (issue 11: the example portal of examples/portal
 # framing the game from another origin, with its seamless wallet) and the
 # README's screenshots (issue 13: scripts/screenshots.sh copies them to docs/).
-# Builds the wasm bundle, the server and the portal, then runs crates/e2e.
+# Builds the wasm bundle (unless ELDORADO_WEB_BUILT=1 says it is built),
+# the server and the portal, then runs crates/e2e.
 #   scripts/e2e.sh                 everything
 #   scripts/e2e.sh tampered        only the tests whose name matches
 # Screenshots and logs: target/e2e/.
@@ -22,7 +23,10 @@ for tool in chromedriver chromium; do
     fi
 done
 
-scripts/build-web.sh
+# ELDORADO_WEB_BUILT=1: scripts/test.sh has just built the bundle.
+if [ "${ELDORADO_WEB_BUILT:-}" != 1 ]; then
+    scripts/build-web.sh
+fi
 cargo build -p eldorado-cli -p eldorado-portal-example
 # The binary of this build, wherever CARGO_TARGET_DIR puts it.
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')

@@ -19,19 +19,19 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
     rustup target add wasm32-unknown-unknown
 fi
 
-# The bundle's standard library is rebuilt for size from its sources
-# (scripts/build-web.sh).
-if ! rustup component list --installed | grep -q '^rust-src'; then
-    say "adding the rust-src component"
-    rustup component add rust-src || say "rust-src could not be added: the bundle is built without it, larger"
-fi
+# Every build tool at an exact version, installed again when another one is
+# found: the same bundle from the same sources on every machine.
+wasm_pack_version=0.15.1
+terser_version=5.51.4
+csso_version=4.0.2
+binaryen_version=132.0.0
 
 # wasm-pack cannot download its helpers here: the wasm-bindgen CLI must match
 # the exact wasm-bindgen version pinned in Cargo.lock.
 bindgen_version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-if ! command -v wasm-pack >/dev/null; then
-    say "installing wasm-pack (a few minutes)"
-    cargo install wasm-pack --locked
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$wasm_pack_version" ]; then
+    say "installing wasm-pack $wasm_pack_version (a few minutes)"
+    cargo install wasm-pack --version "$wasm_pack_version" --locked --force
 fi
 if [ -n "$bindgen_version" ] && [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$bindgen_version" ]; then
     say "installing wasm-bindgen-cli $bindgen_version (a few minutes)"
@@ -51,22 +51,26 @@ if ! command -v npm >/dev/null; then
     apt_install nodejs npm
 fi
 tools=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}
-if [ ! -x "$tools/binaryen/node_modules/.bin/wasm-opt" ]; then
-    say "installing binaryen 132 (wasm-opt) into $tools/binaryen"
-    npm install --silent --no-audit --no-fund --prefix "$tools/binaryen" binaryen@132
+# The version of npm package $2 installed in tools folder $1, if any.
+npm_version() {
+    node -p "require(process.argv[1]).version" "$tools/$1/node_modules/$2/package.json" 2>/dev/null || true
+}
+if [ "$(npm_version binaryen binaryen)" != "$binaryen_version" ]; then
+    say "installing binaryen $binaryen_version (wasm-opt) into $tools/binaryen"
+    npm install --silent --no-audit --no-fund --prefix "$tools/binaryen" "binaryen@$binaryen_version"
 fi
 # terser minifies wasm-bindgen's JavaScript glue (scripts/build-web.sh).
-if [ ! -x "$tools/terser/node_modules/.bin/terser" ]; then
-    say "installing terser 5 into $tools/terser"
+if [ "$(npm_version terser terser)" != "$terser_version" ]; then
+    say "installing terser $terser_version into $tools/terser"
     # Optional: without it the bundle only ships its glue unminified.
-    npm install --silent --no-audit --no-fund --prefix "$tools/terser" terser@5 ||
+    npm install --silent --no-audit --no-fund --prefix "$tools/terser" "terser@$terser_version" ||
         say "terser could not be installed: the glue will not be minified"
 fi
-# python3 lays out the module's functions for compression
-# (scripts/order-wasm-functions.py).
+# python3 serves the benchmark pages and drives Chromium for the frame
+# times (www/bench/measure.sh, frames.py, download.py).
 if ! command -v python3 >/dev/null; then
     say "installing python3"
-    apt_install python3 || say "python3 could not be installed: the module keeps the linker's order"
+    apt_install python3 || say "python3 could not be installed: www/bench/measure.sh will not run"
 fi
 # zopfli: the smallest gzip form of the bundle (scripts/hash-web.sh).
 if ! command -v zopfli >/dev/null; then
@@ -74,10 +78,10 @@ if ! command -v zopfli >/dev/null; then
     apt_install zopfli || say "zopfli could not be installed: the bundle is gzipped at level 9"
 fi
 # csso minifies the stylesheet (scripts/hash-web.sh).
-if [ ! -x "$tools/csso/node_modules/.bin/csso" ]; then
-    say "installing csso-cli 4 into $tools/csso"
+if [ "$(npm_version csso csso-cli)" != "$csso_version" ]; then
+    say "installing csso-cli $csso_version into $tools/csso"
     # Optional: without it the stylesheet ships unminified.
-    npm install --silent --no-audit --no-fund --prefix "$tools/csso" csso-cli@4 ||
+    npm install --silent --no-audit --no-fund --prefix "$tools/csso" "csso-cli@$csso_version" ||
         say "csso could not be installed: the stylesheet will not be minified"
 fi
 # PostgreSQL: the shared store of a several-server deployment, and what

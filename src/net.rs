@@ -8,10 +8,11 @@ use crate::api::{
 };
 use crate::console::LogFailure;
 use crate::i18n::Lang;
-use crate::js_read::{FromJs, Refused};
-use crate::js_write::ToJs;
+use crate::js_value;
 use crate::protection::Refusal;
 use crate::text::around;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -68,43 +69,33 @@ impl HttpBackend {
         read_with(reply, |text| text.as_string().ok_or(NetError::Decode))
     }
 
-    fn get<T: FromJs + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
+    fn get<T: DeserializeOwned + 'static>(&self, path: &str, token: Option<&str>) -> Reply<T> {
         decoded(self.request("GET", path, token, None, Body::Json))
     }
 
-    fn post<T: FromJs + 'static>(
+    fn post<T: DeserializeOwned + 'static>(
         &self,
         path: &str,
         token: Option<&str>,
-        body: &dyn ToJs,
+        body: &impl Serialize,
     ) -> Reply<T> {
         self.send("POST", path, token, body)
     }
 
-    fn send<T: FromJs + 'static>(
-        &self,
-        method: &'static str,
-        path: &str,
-        token: Option<&str>,
-        body: &dyn ToJs,
-    ) -> Reply<T> {
-        decoded(self.send_json(method, path, token, body))
-    }
-
     /// A body that cannot be written fails as its exchange would: the
-    /// same error, through the same reader, without a future per type.
-    #[inline(never)]
-    fn send_json(
+    /// same error, through the same reader.
+    fn send<T: DeserializeOwned + 'static>(
         &self,
         method: &'static str,
         path: &str,
         token: Option<&str>,
-        body: &dyn ToJs,
-    ) -> Reply<JsValue> {
-        match to_json(body) {
+        body: &impl Serialize,
+    ) -> Reply<T> {
+        let reply = match to_json(body) {
             Ok(body) => self.request(method, path, token, Some(body), Body::Json),
             Err(error) => Box::pin(std::future::ready(Err(error))),
-        }
+        };
+        decoded(reply)
     }
 
     /// One exchange, not generic: the typed layer on top stays tiny, so the
@@ -130,8 +121,26 @@ impl HttpBackend {
     }
 }
 
-fn decoded<T: FromJs + 'static>(reply: Reply<JsValue>) -> Reply<T> {
-    read_with(reply, |json| T::from_js(json).map_err(|_| NetError::Decode))
+fn decoded<T: DeserializeOwned + 'static>(reply: Reply<JsValue>) -> Reply<T> {
+    read_with(reply, read_json)
+}
+
+/// An answer not of the contract's shape is [`NetError::Decode`].
+fn read_json<T: DeserializeOwned>(json: &JsValue) -> Result<T, NetError> {
+    js_value::read(json).map_err(|_| NetError::Decode)
+}
+
+/// serde-wasm-bindgen reads a map from any iterable of `[key, value]`
+/// pairs, and on an item that is `null` lets the browser's `TypeError`
+/// escape through the module rather than return an error. JSON's one
+/// iterable is the array, which the configuration's one map
+/// (`max_win_cents`) never is: an array there is refused before reading.
+pub fn read_config(json: &JsValue) -> Result<Config, NetError> {
+    let amounts = js_sys::Reflect::get(json, &JsValue::from_str("max_win_cents"));
+    if amounts.is_ok_and(|amounts| js_sys::Array::is_array(&amounts)) {
+        return Err(NetError::Decode);
+    }
+    read_json(json)
 }
 
 fn read_with<T: 'static>(reply: Reply<JsValue>, read: Read<T>) -> Reply<T> {
@@ -159,7 +168,10 @@ impl<T> Future for Decoded<T> {
 
 impl Backend for HttpBackend {
     fn config(&self) -> Reply<Config> {
-        self.get("/api/config", None)
+        read_with(
+            self.request("GET", "/api/config", None, None, Body::Json),
+            read_config,
+        )
     }
     fn demo_player(&self) -> Reply<Session> {
         self.post("/api/demo/players", None, &Empty {})
@@ -230,13 +242,9 @@ impl Backend for HttpBackend {
     }
 }
 
+/// `{}`.
+#[derive(Serialize)]
 struct Empty {}
-
-impl ToJs for Empty {
-    fn to_js(&self) -> Result<JsValue, Refused> {
-        Ok(js_sys::Object::new().into())
-    }
-}
 
 /// How a successful answer's body is read.
 #[derive(Clone, Copy)]
@@ -250,11 +258,8 @@ enum Body {
 
 /// A request body as the JSON text sent. `None` is written `null`, never
 /// left out: the protection requests must name a removed limit.
-pub fn to_json(value: &dyn ToJs) -> Result<String, NetError> {
-    let js = value.to_js().map_err(|_| NetError::Decode)?;
-    js_sys::JSON::stringify(&js)
-        .map(String::from)
-        .map_err(|_| NetError::Decode)
+pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
+    js_value::to_json(value).map_err(|_| NetError::Decode)
 }
 
 /// Owns what it sends, so it is the request's future itself, not one
@@ -313,7 +318,7 @@ async fn fetch(
     if !response.ok() {
         let detail = json
             .ok()
-            .and_then(|j| ErrorBody::from_js(&j).ok())
+            .and_then(|j| js_value::read::<ErrorBody>(&j).ok())
             .map(|e| e.error);
         if let Some(refusal) = detail.as_ref().and_then(Refusal::from_detail) {
             return Err(NetError::Protection(refusal));

@@ -65,7 +65,7 @@ impl Portal {
             return;
         }
         // Plain objects and numbers, as `JSON.parse` would give them.
-        let Ok(data) = crate::js_write::ToJs::to_js(message) else {
+        let Ok(data) = crate::js_value::write(message) else {
             return;
         };
         for origin in &self.origins {
@@ -86,7 +86,7 @@ impl Portal {
         if !accepted(&event.origin(), from_parent, &self.origins) {
             return None;
         }
-        crate::js_read::FromJs::from_js(&event.data()).ok()
+        crate::js_value::read(&event.data()).ok()
     }
 }
 

@@ -59,19 +59,24 @@ async fn after_a_reload_the_prize_waits_for_the_end_of_the_reveal() {
         euros("49,00"),
         "the stake is gone, the prize not yet shown"
     );
-    // The session read again (page shown again) still holds it back.
+    // The session read again (page shown again) still holds it back: 10 €
+    // credited meanwhile show, the prize does not.
+    backend.state.borrow_mut().balance += 1000;
     fire(&document(), "visibilitychange");
-    sleep(50).await;
-    assert_eq!(text(&root, ".eld-balance-value"), euros("49,00"));
+    wait_for("the balance read on showing", || {
+        text(&root, ".eld-balance-value") != euros("49,00")
+    })
+    .await;
+    assert_eq!(text(&root, ".eld-balance-value"), euros("59,00"));
 
     click(&root, ".eld-resume-btn");
     wait_for("the reveal", || {
         matches!(app.game().phase(), Phase::Revealing { .. })
     })
     .await;
-    assert_eq!(text(&root, ".eld-balance-value"), euros("49,00"));
+    assert_eq!(text(&root, ".eld-balance-value"), euros("59,00"));
     wait_for("the end", || app.game().phase() == &Phase::Ready).await;
-    assert_eq!(text(&root, ".eld-balance-value"), euros("51,00"));
+    assert_eq!(text(&root, ".eld-balance-value"), euros("61,00"));
 }
 
 // ------------------------------------------------------------------ F2

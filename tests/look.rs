@@ -364,11 +364,20 @@ async fn the_rules_page_comes_once_when_first_opened_and_again_after_a_failure()
         "every symbol drawn"
     );
 
-    // Open from now on: never asked for again.
+    // Open from now on: never asked for again, by « ? » or by the panel's
+    // own toggle (whose event comes later: the page's listener has run once
+    // this test's, added after it, hears the event).
+    let info: web_sys::EventTarget = query(&root, ".eld-info").into();
+    let toggles = Heard::on(&info, "toggle");
     summary.click();
+    wait_for("the panel closed", || toggles.count() == 1).await;
     query(&root, ".eld-help").click();
+    assert_eq!(backend.state.borrow().rules_requests.len(), 2);
+    wait_for("the panel opened by « ? »", || toggles.count() == 2).await;
     summary.click();
-    sleep(50).await;
+    wait_for("the panel closed again", || toggles.count() == 3).await;
+    summary.click();
+    wait_for("the panel opened again", || toggles.count() == 4).await;
     assert_eq!(backend.state.borrow().rules_requests.len(), 2);
     assert_eq!(root.query_selector_all(".eld-combos").unwrap().length(), 1);
 }

@@ -81,6 +81,26 @@ impl FakeParent {
             .cloned()
     }
 
+    /// Posts a marker to this window from the game's window, the window the
+    /// page posts from, and waits until it is delivered: messages from one
+    /// window to another are delivered in the order they were posted, so
+    /// every message the page posted before has been delivered by then, or
+    /// dropped by the browser. Then the page has rendered a frame more, so
+    /// a resize it would report has been reported too.
+    async fn settled(&self) {
+        frames_rendered().await;
+        let marker = js_sys::JSON::parse(r#"{"type": "marker"}"#).unwrap();
+        self.window.post_message(&marker, "*").unwrap();
+        let posted = self.received.borrow().len();
+        wait_for("the marker", || {
+            self.received.borrow()[posted..]
+                .iter()
+                .any(|m| m["type"] == "marker")
+        })
+        .await;
+        self.received.borrow_mut().retain(|m| m["type"] != "marker");
+    }
+
     /// A real `postMessage` from this window to the game's.
     fn post_from_inside(&self, message: &str) {
         let eval: js_sys::Function = js_sys::Reflect::get(&self.window, &"eval".into())
@@ -215,7 +235,7 @@ async fn a_parent_on_another_origin_hears_nothing() {
         app.game().phase() == &Phase::Ready && app.game().ticket().is_some()
     })
     .await;
-    sleep(200).await;
+    parent.settled().await;
     assert_eq!(parent.types(), Vec::<String>::new());
 
     // No portal origin at all: nothing is posted, not even to `*`.
@@ -223,7 +243,7 @@ async fn a_parent_on_another_origin_hears_nothing() {
     let backend = backend_for(&[]);
     let (_root, app) = mount_framed(&backend, &parent, None);
     ready(&app).await;
-    sleep(200).await;
+    parent.settled().await;
     assert_eq!(parent.types(), Vec::<String>::new());
 }
 
@@ -236,6 +256,9 @@ async fn the_page_obeys_only_its_parent_on_a_portal_origin() {
     ready(&app).await;
     assert!(app.muted(), "the tests start muted");
     let me = web_sys::window().unwrap();
+    // Every message the game's window receives, counted after the page's
+    // own listener has handled it (dispatched ones at once).
+    let heard = Heard::on(&me, "message");
 
     // From the parent window, but not from a portal origin.
     dispatch(
@@ -248,7 +271,7 @@ async fn the_page_obeys_only_its_parent_on_a_portal_origin() {
     let stranger = FakeParent::new();
     dispatch(json!({"type": "unmute"}), &origin, &stranger.window);
     stranger.post_from_inside(r#"{"type": "unmute"}"#);
-    sleep(100).await;
+    wait_for("the stranger's message", || heard.count() == 4).await;
     assert!(app.muted(), "a message from a stranger was obeyed");
 
     // From the parent on its origin: obeyed.
@@ -264,7 +287,7 @@ async fn the_page_obeys_only_its_parent_on_a_portal_origin() {
         &parent.window,
     );
     dispatch(json!("close"), &origin, &parent.window);
-    sleep(50).await;
+    assert_eq!(heard.count(), 8);
     assert!(!app.closed());
 
     // `close` from a stranger does nothing; from the parent it ends it all.
@@ -273,7 +296,7 @@ async fn the_page_obeys_only_its_parent_on_a_portal_origin() {
         "https://evil.example",
         &parent.window,
     );
-    sleep(50).await;
+    assert_eq!(heard.count(), 9);
     assert!(!app.closed());
     let before = parent.received.borrow().len();
     parent.post_from_inside(r#"{"type": "close"}"#);
@@ -288,8 +311,10 @@ async fn the_page_obeys_only_its_parent_on_a_portal_origin() {
         "La partie est terminée. Vous pouvez fermer cette fenêtre."
     );
     // Nothing more is heard or said.
+    let reads = backend.state.borrow().session_reads;
     dispatch(json!({"type": "refresh_balance"}), &origin, &parent.window);
-    sleep(100).await;
+    assert_eq!(backend.state.borrow().session_reads, reads, "heard");
+    parent.settled().await;
     assert_eq!(parent.received.borrow().len(), before);
 }
 

@@ -189,6 +189,8 @@ async fn limits_panel_shows_limits_and_sends_the_right_body() {
     };
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
+    // Staked since the session was read: the panel's fresh figures say so.
+    backend.state.borrow_mut().protection.stake_used_cents = 400;
     let open = query(&root, ".eld-limits-open");
     assert!(query(&root, ".eld-limits").hidden());
     assert_eq!(
@@ -202,17 +204,17 @@ async fn limits_panel_shows_limits_and_sends_the_right_body() {
     // Typed before the fresh figures arrive: kept.
     input(&root, "#eld-stake-limit").set_value("7");
     wait_for("the limits read afresh", || {
-        backend.state.borrow().limits_reads == 1
+        text(&root, ".eld-limit").contains(&format!("4,00{NBSP}€"))
     })
     .await;
-    sleep(20).await;
+    assert_eq!(backend.state.borrow().limits_reads, 1);
     assert_eq!(input(&root, "#eld-stake-limit").value(), "7");
     input(&root, "#eld-stake-limit").set_value("10");
     let blocks = root.query_selector_all(".eld-limit").unwrap();
     let stake = blocks.item(0).unwrap().text_content().unwrap();
     let loss = blocks.item(1).unwrap().text_content().unwrap();
     assert!(stake.contains(&format!("10,00{NBSP}€")), "{stake}");
-    assert!(stake.contains(&format!("3,50{NBSP}€")), "{stake}");
+    assert!(stake.contains(&format!("4,00{NBSP}€")), "{stake}");
     assert!(loss.contains("aucune limite"), "{loss}");
     assert!(loss.contains(&format!("1,50{NBSP}€")), "{loss}");
     assert!(
@@ -336,6 +338,7 @@ async fn self_exclusion_in_two_clicks_bars_play_and_keeps_the_history() {
 
     // No way around it: the keyboard shortcut and the game's own press.
     let keys_before = backend.state.borrow().buy_keys.len();
+    let reads_before = backend.state.borrow().session_reads;
     app.press();
     let init = web_sys::KeyboardEventInit::new();
     init.set_key(" ");
@@ -348,7 +351,10 @@ async fn self_exclusion_in_two_clicks_bars_play_and_keeps_the_history() {
         .unwrap()
         .dispatch_event(&event)
         .unwrap();
-    sleep(50).await;
+    // A purchase leaves `Ready` at once, before its request goes out; the
+    // balance read that precedes one on a short balance starts at once too.
+    assert_eq!(app.game().phase(), &Phase::Ready);
+    assert_eq!(backend.state.borrow().session_reads, reads_before);
     assert_eq!(backend.state.borrow().buy_keys.len(), keys_before);
     assert!(play_disabled(&root));
 
@@ -462,8 +468,12 @@ async fn an_excluded_player_sees_why_and_recalls_the_last_tickets() {
         status.contains("jusqu'à ce que l'opérateur lève l'exclusion"),
         "{status}"
     );
+    let reads_before = backend.state.borrow().session_reads;
     app.press();
-    sleep(30).await;
+    // A purchase leaves `Ready` at once, before its request goes out; the
+    // balance read that precedes one on a short balance starts at once too.
+    assert_eq!(app.game().phase(), &Phase::Ready);
+    assert_eq!(backend.state.borrow().session_reads, reads_before);
     assert!(backend.state.borrow().buy_keys.is_empty());
 
     // Shortening is refused by the server, and said plainly.
@@ -557,8 +567,12 @@ async fn the_reality_check_comes_before_the_next_ticket_and_stop_is_final() {
     assert!(text(&root, ".eld-guard-status").contains("Rechargez la page"));
     now.set(now.get() + 120.0 * 60_000.0);
     app.clock_tick();
+    let reads_before = backend.state.borrow().session_reads;
     app.press();
-    sleep(30).await;
+    // A purchase leaves `Ready` at once, before its request goes out; the
+    // balance read that precedes one on a short balance starts at once too.
+    assert_eq!(app.game().phase(), &Phase::Ready);
+    assert_eq!(backend.state.borrow().session_reads, reads_before);
     assert_eq!(backend.state.borrow().buy_keys.len(), keys);
     assert!(query(&root, ".eld-reality").hidden());
     assert!(play_disabled(&root));

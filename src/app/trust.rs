@@ -6,8 +6,7 @@ use super::Inner;
 use crate::api::BlockList;
 use crate::commitments::{CommitmentBook, Equivocation};
 use crate::dom::{load_pref, save_pref};
-use crate::js_read::FromJs;
-use crate::js_write::ToJs;
+use crate::js_value;
 use crate::operator_key::OperatorKey;
 use eldorado_engine::SignedCommitment;
 
@@ -21,7 +20,7 @@ impl Inner {
     pub(super) fn load_book(&self, operator: &OperatorKey) {
         let saved: Vec<SignedCommitment> = load_pref(&storage_key(operator))
             .and_then(|text| js_sys::JSON::parse(&text).ok())
-            .and_then(|js| Vec::from_js(&js).ok())
+            .and_then(|js| js_value::read(&js).ok())
             .unwrap_or_default();
         self.book
             .replace(CommitmentBook::from_saved(saved, &operator.key));
@@ -37,16 +36,8 @@ impl Inner {
             .book
             .borrow_mut()
             .remember_all(list.blocks.iter().map(|b| &b.commitment), &operator.key);
-        // Plain objects (a `Map` would be dropped by JSON.stringify).
-        let saved = self
-            .book
-            .borrow()
-            .saved()
-            .to_js()
-            .ok()
-            .and_then(|js| js_sys::JSON::stringify(&js).ok())
-            .map(String::from);
-        if let Some(text) = saved {
+        let saved = js_value::to_json(&self.book.borrow().saved());
+        if let Ok(text) = saved {
             save_pref(&storage_key(&operator), Some(&text));
         }
         found

@@ -78,6 +78,9 @@ pub struct FakeState {
     pub reality_requests: Vec<RealityCheckRequest>,
     /// Every `GET /api/limits`, counted.
     pub limits_reads: u32,
+    /// Every session read (`GET /api/session`, and the demo's or a
+    /// launch's new one), counted.
+    pub session_reads: u32,
     /// Every rules page asked for, in order.
     pub rules_requests: Vec<Lang>,
     /// Answers the next rules page with a network failure (once).
@@ -122,6 +125,7 @@ impl FakeBackend {
                 exclusion_requests: Vec::new(),
                 reality_requests: Vec::new(),
                 limits_reads: 0,
+                session_reads: 0,
                 rules_requests: Vec::new(),
                 rules_fail: false,
             })),
@@ -168,6 +172,7 @@ impl Backend for FakeBackend {
         reply(Ok(()))
     }
     fn session(&self, token: &str) -> Reply<Session> {
+        self.state.borrow_mut().session_reads += 1;
         let state = self.state.borrow();
         reply(Ok(Session {
             token: token.to_owned(),
@@ -382,7 +387,28 @@ pub fn now_ms() -> u64 {
     js_sys::Date::now() as u64
 }
 
-pub async fn sleep(ms: i32) {
+/// How long [`wait_for`] waits before failing a test. Generous on purpose:
+/// with the in-memory server everything a test waits for takes a few frames,
+/// but the browser tests share two cores with builds, and a test that is
+/// right must not fail because the machine is busy. A wrong one still fails,
+/// only later.
+pub const WAIT_LIMIT_MS: f64 = 30_000.0;
+
+/// Polls `condition` every 10 ms until it holds, for up to [`WAIT_LIMIT_MS`].
+pub async fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
+    let started = js_sys::Date::now();
+    while js_sys::Date::now() - started < WAIT_LIMIT_MS {
+        if condition() {
+            return;
+        }
+        sleep(10).await;
+    }
+    if !condition() {
+        panic!("timed out waiting for {what}");
+    }
+}
+
+async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let _ = web_sys::window()
             .unwrap()
@@ -391,15 +417,55 @@ pub async fn sleep(ms: i32) {
     let _ = JsFuture::from(promise).await;
 }
 
-/// Polls `condition` every 10 ms for up to 3 s.
-pub async fn wait_for(what: &str, mut condition: impl FnMut() -> bool) {
-    for _ in 0..300 {
-        if condition() {
-            return;
+/// Counts the events of one kind on `target` from now on. Listeners run in
+/// the order they were added, so once this one has counted an event, every
+/// listener the page added before it (at mount) has handled that event.
+pub struct Heard {
+    count: Rc<std::cell::Cell<u32>>,
+    target: web_sys::EventTarget,
+    kind: &'static str,
+    listener: Closure<dyn FnMut()>,
+}
+
+impl Heard {
+    pub fn on(target: &web_sys::EventTarget, kind: &'static str) -> Heard {
+        let count = Rc::new(std::cell::Cell::new(0));
+        let counter = Rc::clone(&count);
+        let listener = Closure::<dyn FnMut()>::new(move || counter.set(counter.get() + 1));
+        target
+            .add_event_listener_with_callback(kind, listener.as_ref().unchecked_ref())
+            .unwrap();
+        Heard {
+            count,
+            target: target.clone(),
+            kind,
+            listener,
         }
-        sleep(10).await;
     }
-    panic!("timed out waiting for {what}");
+
+    pub fn count(&self) -> u32 {
+        self.count.get()
+    }
+}
+
+impl Drop for Heard {
+    fn drop(&mut self) {
+        let _ = self
+            .target
+            .remove_event_listener_with_callback(self.kind, self.listener.as_ref().unchecked_ref());
+    }
+}
+
+/// Once two animation frames have begun, the rendering step of the first
+/// (layout, `ResizeObserver` callbacks) has run: whatever the page does on a
+/// layout change has been done.
+pub async fn frames_rendered() {
+    for _ in 0..2 {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = web_sys::window().unwrap().request_animation_frame(&resolve);
+        });
+        let _ = JsFuture::from(promise).await;
+    }
 }
 
 /// A fresh element in the test page to mount a game in.

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fails when the first download of the release bundle in www/pkg/ (built by
+# scripts/build-web.sh) weighs more than its ceiling as served, gzip: the
+# page, its icon, stylesheet, scripts and module, each counted as the .gz
+# form scripts/hash-web.sh stores beside it and the server sends as it is
+# (the icon, not precompressed, at gzip -6). So the bundle cannot grow
+# unnoticed. Prints each file raw, at gzip -6, as served (gzip) and as
+# brotli (.br, what a browser accepting it is sent).
+#   scripts/check-web-size.sh        (after scripts/build-web.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ceiling=160000
+page=www/pkg/index.html
+[ -f "$page" ] || { echo "check-web-size: no $page: run scripts/build-web.sh first" >&2; exit 1; }
+
+total6=0; served=0; brotli=0
+for f in "$page" www/icon.svg $(grep -o 'www/pkg/[^"]*' "$page") www/pkg/eldorado_web_bg-*.wasm; do
+    raw=$(wc -c <"$f"); g6=$(gzip -6 -c "$f" | wc -c)
+    if [ -f "$f.gz" ]; then wire=$(wc -c <"$f.gz"); else wire=$g6; fi
+    if [ -f "$f.br" ]; then br=$(wc -c <"$f.br"); else br=$g6; fi
+    total6=$((total6 + g6)); served=$((served + wire)); brotli=$((brotli + br))
+    printf "%-46s %8d raw %8d gz-6 %8d served %8d br\n" "$f" "$raw" "$g6" "$wire" "$br"
+done
+printf "%-46s %8s     %8d gz-6 %8d served %8d br  (ceiling %d bytes served)\n" \
+    "TOTAL" "" "$total6" "$served" "$brotli" "$ceiling"
+if [ "$served" -gt "$ceiling" ]; then
+    echo "check-web-size: the first download is $served bytes gzip as served, over its ceiling of $ceiling" >&2
+    exit 1
+fi
