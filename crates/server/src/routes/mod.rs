@@ -194,9 +194,14 @@ impl FromRequestParts<AppState> for Operator {
 }
 
 /// A numeric id from the path; anything else names nothing that exists.
+/// Both stores keep ids as SQL integers, at most `i64::MAX`: a larger id
+/// names no block or sale, so it is 404 here rather than a value a store
+/// would take for inconsistent data.
 pub fn path_id(text: &str, what: &str) -> Result<u64, ApiError> {
     if text.is_empty() || text.len() > 20 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ApiError::not_found(what));
     }
-    text.parse().map_err(|_| ApiError::not_found(what))
+    text.parse::<i64>()
+        .map(|id| id as u64)
+        .map_err(|_| ApiError::not_found(what))
 }

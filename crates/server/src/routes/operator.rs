@@ -217,7 +217,7 @@ pub async fn close_block(
     _: Operator,
     Path(block): Path<String>,
 ) -> Result<Json<BlockInfo>, ApiError> {
-    let id = super::public::block_id(&block)?;
+    let id = super::path_id(&block, "block")?;
     let record = state
         .blocking(move |state| {
             let record = state

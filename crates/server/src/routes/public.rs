@@ -18,17 +18,6 @@ use eldorado_engine::Stake;
 /// Finished blocks listed per stake besides the open and pending ones.
 const RECENT_FINISHED: usize = 3;
 
-/// A block id from the path. Both stores keep ids as SQL integers, at most
-/// `i64::MAX`: a larger id names no block, so it is 404 here rather than a
-/// value the store would take for inconsistent data.
-pub(super) fn block_id(text: &str) -> Result<u64, ApiError> {
-    let id = path_id(text, "block")?;
-    if i64::try_from(id).is_err() {
-        return Err(ApiError::not_found("block"));
-    }
-    Ok(id)
-}
-
 #[utoipa::path(get, path = "/api/config", tag = "public",
     responses((status = 200, description = "Stakes, operator key and prize table, all computed by the engine", body = Config)))]
 pub async fn config(State(state): State<AppState>) -> Json<Config> {
@@ -96,7 +85,7 @@ pub async fn block(
     State(state): State<AppState>,
     Path(block): Path<String>,
 ) -> Result<Json<BlockInfo>, ApiError> {
-    let id = block_id(&block)?;
+    let id = path_id(&block, "block")?;
     let record = state
         .blocking(move |s| Ok(s.store.block(id)?))
         .await?
@@ -118,7 +107,7 @@ pub async fn export(
     State(state): State<AppState>,
     Path(block): Path<String>,
 ) -> Result<Response, ApiError> {
-    let id = block_id(&block)?;
+    let id = path_id(&block, "block")?;
     let record = state
         .blocking(move |s| Ok(s.store.block(id)?))
         .await?
