@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Durable plays per second against the real server on loopback.
 # Usage: bench/run-server-bench.sh [DURATION=30s] [CONNECTIONS=64] [THREADS=2]
+# SERVE_ARGS adds flags to `eldorado serve` (e.g. SERVE_ARGS="--checkpoint-interval-ms 3600000"
+# leaves the public log's sequencer idle during the run, to compare).
 # Needs wrk. Builds the release binary, starts `eldorado serve` on a fresh
 # data directory, creates demo players with a large balance via the
 # operator API, then runs wrk with bench/play.lua.
@@ -16,9 +18,25 @@ cargo build --release -q -p eldorado-cli
 BIN="$CARGO_TARGET_DIR/release/eldorado"
 # Every wrk connection comes from 127.0.0.1: lift the per-address sale
 # limit, which is meant for one player's browser, not for a load test.
-"$BIN" serve --addr "$ADDR" --data "$DATA" --sales-per-second 1000000 > "$DATA/server.log" 2>&1 &
+WITNESS_ARGS=()
+if [ "${BENCH_WITNESS:-0}" = 1 ]; then
+  # A witness beside the server, polling every 100 ms: the figures below
+  # then include the time from each checkpoint to its cosignature.
+  mkdir -p -m 700 "$DATA/witness"
+  "$BIN" witness --log "http://$ADDR" --key-file "$DATA/witness/key" --state "$DATA/witness" \
+    --poll-ms 100 > "$DATA/witness.log" 2>&1 &
+  WITNESS=$!
+  for _ in $(seq 1 100); do
+    VKEY=$(sed -n 's/^witness key: //p' "$DATA/witness.log")
+    [ -n "$VKEY" ] && break
+    sleep 0.1
+  done
+  WITNESS_ARGS=(--witness "$VKEY")
+fi
+# shellcheck disable=SC2086 # SERVE_ARGS is a list of flags
+"$BIN" serve --addr "$ADDR" --data "$DATA" --sales-per-second 1000000 ${SERVE_ARGS:-} "${WITNESS_ARGS[@]}" > "$DATA/server.log" 2>&1 &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+trap 'kill $SERVER ${WITNESS:-} 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 600); do
   curl -sf "http://$ADDR/api/config" > /dev/null && break
   sleep 0.5
@@ -34,9 +52,26 @@ for i in $(seq 1 "$CONNECTIONS"); do
 done
 echo "server ready; $CONNECTIONS players; running wrk for $DURATION"
 TOKENS_FILE="$TOKENS" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/play.lua "http://$ADDR"
+if [ "${BENCH_AUDIT:-0}" = 1 ]; then
+  # The whole log, audited as a stranger would (after the sequencer caught up).
+  sleep 2
+  /usr/bin/time -f "log audit: %e s, %M KB peak" "$BIN" log audit "http://$ADDR" | tail -3
+fi
 echo "sales recorded:"
 python3 - "$DATA/eldorado.sqlite3" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
 print(db.execute("select count(*), count(distinct block || ':' || position) from sales").fetchone())
+records, leaf_bytes = db.execute("select count(*), coalesce(sum(length(leaf)), 0) from log_records").fetchone()
+hashes = db.execute("select count(*) from log_hashes").fetchone()[0]
+logged = db.execute("select count(*) from sales where log_index is not null").fetchone()[0]
+print(f"public log: {records} records ({logged} sales logged so far), "
+      f"{leaf_bytes / max(records, 1):.0f} leaf bytes and {hashes / max(records, 1):.2f} "
+      f"stored hashes of 32 bytes per record")
+lags = [r[0] for r in db.execute(
+    "select s.received_at_ms - c.signed_at_ms from log_cosignatures s "
+    "join log_checkpoints c on c.size = s.size order by 1")]
+if lags:
+    print(f"checkpoint to cosignature: median {lags[len(lags) // 2]} ms, "
+          f"max {lags[-1]} ms over {len(lags)} checkpoints")
 PY

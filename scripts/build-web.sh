@@ -8,6 +8,11 @@
 # the compiler (option_env!) and built into the bundle; the page then refuses
 # to play against a server announcing any other key. Unset or empty: no pin.
 #   ELDORADO_OPERATOR_KEY=d04ab232…8737 scripts/build-web.sh   (the key of GET /api/config)
+# Pinning the public record's witnesses: ELDORADO_WITNESSES=<vkey>[,<vkey>…]
+# (cosignature verifier keys, as `eldorado witness` prints them) and
+# ELDORADO_WITNESS_QUORUM=<n> (default: all of them) are built in the same
+# way; the page then requires their cosignatures rather than those of the
+# witnesses GET /api/config announces. Launch address: ?witnesses=…&quorum=….
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

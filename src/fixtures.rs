@@ -2,7 +2,7 @@
 //! exactly as the server builds them: for the tests, the fake backend and
 //! the verification benchmark. Nothing here is reachable from the game.
 
-use crate::api::{Config, SaleResponse};
+use crate::api::{Config, LogConfig, SaleResponse};
 use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::prize_table::BLOCK_TICKETS;
@@ -107,6 +107,8 @@ impl FixtureBlock {
             player: PLAYER.to_owned(),
             sold_at_ms,
             client_nonce: ClientNonce([0; 16]),
+            balance_before_cents: None,
+            balance_after_cents: None,
         }
     }
 
@@ -135,13 +137,17 @@ impl FixtureBlock {
         let ticket = &self.tickets[position as usize];
         let mut sale = self.unsigned_sale(position, sale_id, 1_700_000_000_000 + sale_id);
         sale.client_nonce = nonce;
+        let balance_after = balance_before - ticket.stake_cents + ticket.prize_cents;
+        sale.balance_before_cents = Some(balance_before);
+        sale.balance_after_cents = Some(balance_after);
         SaleResponse {
             sale: self.sign(sale),
             commitment: self.commitment.clone(),
             balance_before_cents: balance_before,
-            balance_after_cents: balance_before - ticket.stake_cents + ticket.prize_cents,
+            balance_after_cents: balance_after,
             revealed: 0,
             complete: false,
+            log_index: None,
         }
     }
 }
@@ -164,5 +170,124 @@ pub fn config(public_key_hex: &str) -> Config {
         demo: true,
         starting_balance_cents: 5000,
         portal_origins: Vec::new(),
+        log: LogConfig {
+            origin: LOG_ORIGIN.to_owned(),
+            key: log_key(public_key_hex),
+            witnesses: Vec::new(),
+            quorum: 0,
+        },
+    }
+}
+
+/// The fixtures' operator key, in hex.
+pub fn public_key_hex() -> String {
+    eldorado_engine::commit::public_key_of(&signing_key_from_secret(SECRET)).to_hex()
+}
+
+/// The origin of the fixtures' log.
+pub const LOG_ORIGIN: &str = "eldorado.test/log";
+
+/// The log's verifier key for the operator key `public_key_hex`.
+pub fn log_key(public_key_hex: &str) -> String {
+    let key = eldorado_engine::PublicKeyBytes::from_hex(public_key_hex)
+        .ok()
+        .and_then(|k| eldorado_engine::commit::verifying_key(&k).ok())
+        .expect("the fixtures' key is a valid Ed25519 key");
+    eldorado_engine::transparency::LogKey::new(LOG_ORIGIN, key)
+        .expect("a valid origin")
+        .vkey()
+}
+
+/// The secret of the fixtures' witness (public knowledge: test use only).
+pub const WITNESS_SECRET: [u8; 32] = [0x42; 32];
+/// The fixtures' witness's name.
+pub const WITNESS_NAME: &str = "witness.test";
+
+fn cosigner(secret: [u8; 32], name: &str) -> eldorado_engine::transparency::Cosigner {
+    eldorado_engine::transparency::Cosigner::new(name, signing_key_from_secret(secret))
+        .expect("a valid witness name")
+}
+
+/// The fixtures' witness's cosignature verifier key.
+pub fn witness_vkey() -> String {
+    cosigner(WITNESS_SECRET, WITNESS_NAME).witness_key().vkey()
+}
+
+/// Another witness's key, which never cosigns the fixtures' log.
+pub fn other_witness_vkey() -> String {
+    cosigner([0x43; 32], "other.test").witness_key().vkey()
+}
+
+/// A public log in memory: its records and their tree, built as the server
+/// builds its own (the engine's `MemoryTree`), with checkpoints signed by
+/// the fixtures' operator key and cosigned by the fixtures' witness.
+#[derive(Clone, Debug, Default)]
+pub struct FixtureLog {
+    leaves: Vec<Vec<u8>>,
+    tree: eldorado_engine::transparency::MemoryTree,
+}
+
+impl FixtureLog {
+    pub fn new() -> FixtureLog {
+        FixtureLog::default()
+    }
+
+    /// Appends a record; returns its index.
+    pub fn append(&mut self, leaf: Vec<u8>) -> u64 {
+        let n = self.size();
+        self.tree.append(&leaf).expect("a tree in memory");
+        self.leaves.push(leaf);
+        n
+    }
+
+    pub fn size(&self) -> u64 {
+        self.tree.size()
+    }
+
+    pub fn leaf(&self, index: u64) -> Option<&[u8]> {
+        self.leaves.get(index as usize).map(Vec::as_slice)
+    }
+
+    pub fn root(&self, size: u64) -> Hash {
+        self.tree.root(size).expect("a size within the tree")
+    }
+
+    pub fn inclusion(&self, index: u64, size: u64) -> crate::api::InclusionProof {
+        crate::api::InclusionProof {
+            index,
+            size,
+            hashes: self
+                .tree
+                .inclusion(index, size)
+                .expect("a record within the tree"),
+        }
+    }
+
+    pub fn consistency(&self, from: u64, size: u64) -> Vec<Hash> {
+        self.tree
+            .consistency(from, size)
+            .expect("sizes within the tree")
+    }
+
+    /// The checkpoint of the first `size` records with root `root`, signed
+    /// by the fixtures' operator key, cosigned by the fixtures' witness if
+    /// `cosigned`.
+    pub fn checkpoint_of(size: u64, root: &Hash, cosigned: bool) -> String {
+        let key = signing_key_from_secret(SECRET);
+        let note = eldorado_engine::transparency::sign_checkpoint(LOG_ORIGIN, size, root, &key)
+            .expect("a valid checkpoint");
+        let mut text = String::from_utf8(note).expect("a text note");
+        if cosigned {
+            let line = cosigner(WITNESS_SECRET, WITNESS_NAME)
+                .cosign(text.as_bytes(), 1_700_000_000)
+                .expect("a cosignature");
+            text.push_str(&line);
+        }
+        text
+    }
+
+    /// The checkpoint of the whole log as served.
+    pub fn checkpoint(&self, cosigned: bool) -> String {
+        FixtureLog::checkpoint_of(self.size(), &self.root(self.size()), cosigned)
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::api::{NetError, SaleResponse};
 use crate::commitments::CommitmentBook;
+use crate::record::{RecordProblem, RecordState};
 use crate::verification::{verify, Buyer, Rejection, VerifiedTicket};
 use eldorado_engine::verify::CommitmentSeen;
 use eldorado_engine::{ClientNonce, Money, PublicKeyBytes};
@@ -44,10 +45,16 @@ pub enum Phase {
 /// The message line under the controls.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Notice {
-    InsufficientFunds { stake: u64, balance: u64 },
+    InsufficientFunds {
+        stake: u64,
+        balance: u64,
+    },
     Net(NetError),
     Rejected(Rejection),
     ResumeOffer,
+    /// The purchase waits for its block's commitment to be proved on the
+    /// public record.
+    AwaitingRecord,
 }
 
 /// A window over the board.
@@ -354,14 +361,64 @@ impl Game {
 
     /// The server sold a ticket: nothing of it shows unless it verifies,
     /// its block's commitment included, against `book` as it stood before
-    /// the purchase.
-    pub fn bought(&mut self, response: SaleResponse, book: &CommitmentBook) -> Vec<Command> {
+    /// the purchase, and unless that commitment was proved on the public
+    /// record before the purchase (`on_record`).
+    pub fn bought(
+        &mut self,
+        response: SaleResponse,
+        book: &CommitmentBook,
+        on_record: bool,
+    ) -> Vec<Command> {
         let (stake, nonce) = match &self.phase {
             Phase::Buying { stake, purchase } => (*stake, purchase.nonce),
             _ => return Vec::new(),
         };
         let block = response.commitment.commitment.block;
-        self.begin_ticket(response, stake, Some(nonce), book.seen(block))
+        let commands = self.begin_ticket(response, stake, Some(nonce), book.seen(block));
+        if on_record || self.ticket.is_none() {
+            return commands;
+        }
+        self.ticket = None;
+        self.refuse(Rejection::off_record(false, RecordProblem::Missing))
+    }
+
+    /// The purchase waits for the public record: said on screen while it
+    /// lasts (the next answer replaces it).
+    pub fn awaiting_record(&mut self) -> bool {
+        if !matches!(self.phase, Phase::Buying { .. }) {
+            return false;
+        }
+        self.notice = Some(Notice::AwaitingRecord);
+        true
+    }
+
+    /// The current ticket's sale was proved on the public record, or not
+    /// (`problem`): a failure is a failed check, said plainly; the ticket
+    /// already shown stays.
+    pub fn record_checked(&mut self, sale_id: u64, problem: Option<RecordProblem>) -> Vec<Command> {
+        let Some(ticket) = self.ticket.as_mut().filter(|t| t.sale_id == sale_id) else {
+            return Vec::new();
+        };
+        match problem {
+            None => {
+                ticket.record = RecordState::OnRecord;
+                Vec::new()
+            }
+            Some(problem) => {
+                ticket.record = RecordState::Failed(problem);
+                let rejection = Rejection::off_record(true, problem);
+                self.notice = Some(Notice::Rejected(rejection.clone()));
+                vec![
+                    Command::Announce(Announcement::Rejected(rejection)),
+                    Command::Sound(Cue::Refused),
+                ]
+            }
+        }
+    }
+
+    /// The interrupted ticket offered at load, if any.
+    pub fn resume_offer(&self) -> Option<&SaleResponse> {
+        self.resume.as_ref()
     }
 
     /// The purchase is refused before it is sent (the server announced two
@@ -457,19 +514,7 @@ impl Game {
             commitment_seen: seen,
         };
         match verify(&response, &operator, &buyer) {
-            Err(rejection) => {
-                // Nothing of a refused sale reaches the screen, its balance
-                // figures included (they would give the prize away): the
-                // balance is read again from the session instead.
-                self.phase = Phase::Ready;
-                self.ticket = None;
-                self.notice = Some(Notice::Rejected(rejection.clone()));
-                vec![
-                    Command::Announce(Announcement::Rejected(rejection)),
-                    Command::Sound(Cue::Refused),
-                    Command::RefreshBalance,
-                ]
-            }
+            Err(rejection) => self.refuse(rejection),
             Ok(ticket) => {
                 // Both figures passed the balance check with the ticket; a
                 // prize still held back stays so.
@@ -491,6 +536,20 @@ impl Game {
                 vec![Command::Reveal { grid, instant }]
             }
         }
+    }
+
+    /// Nothing of a refused sale reaches the screen, its balance figures
+    /// included (they would give the prize away): the balance is read again
+    /// from the session instead.
+    fn refuse(&mut self, rejection: Rejection) -> Vec<Command> {
+        self.phase = Phase::Ready;
+        self.ticket = None;
+        self.notice = Some(Notice::Rejected(rejection.clone()));
+        vec![
+            Command::Announce(Announcement::Rejected(rejection)),
+            Command::Sound(Cue::Refused),
+            Command::RefreshBalance,
+        ]
     }
 
     /// The animation of grid `grid` has ended.

@@ -3,7 +3,7 @@
 //!
 //! Pure modules (`game`, `i18n`, `money`, `layout`, `reveal`, `launch`,
 //! `verification`, `commitments`, `operator_key`, `rules_check`, `history`,
-//! `protection`, `reality_check`, `api`) know nothing of the DOM and are
+//! `protection`, `reality_check`, `record`, `api`) know nothing of the DOM and are
 //! tested natively; the glue (`app`, `ui`, `board`, `symbols`, `sound`,
 //! `net`, `dom`, `receipt`, `console`) talks to the browser. Outcomes come
 //! only from the server's signed sales; the engine is used here to verify
@@ -38,6 +38,7 @@ pub mod portal;
 pub mod protection;
 pub mod reality_check;
 pub mod receipt;
+pub mod record;
 pub mod reveal;
 pub mod rules_check;
 pub mod rules_page;
@@ -148,5 +149,103 @@ impl BenchCase {
             ),
         };
         verification::verify(&self.response, &self.key, &buyer).is_ok()
+    }
+}
+
+/// What the page checks of the public record for one sale, to time it in a
+/// real browser (`www/bench/`): open a cosigned checkpoint (the log's and
+/// a witness's signatures), accept it after the one kept (a consistency
+/// proof), and prove the sale's record in it (an inclusion proof), on a
+/// log of 420,462 records (a sold-out block and some), the page having
+/// kept the checkpoint of 400,000. Built only with the `bench` feature.
+#[cfg(feature = "bench")]
+#[wasm_bindgen]
+pub struct BenchRecord {
+    note: String,
+    log_key: eldorado_engine::transparency::LogKey,
+    witnesses: Vec<eldorado_engine::transparency::WitnessKey>,
+    keeper: record::CheckpointKeeper,
+    consistency: Vec<eldorado_engine::Hash>,
+    leaf: Vec<u8>,
+    index: u64,
+    inclusion: api::InclusionProof,
+    root: eldorado_engine::Hash,
+}
+
+#[cfg(feature = "bench")]
+#[wasm_bindgen]
+impl BenchRecord {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Result<BenchRecord, JsValue> {
+        const KEPT: u64 = 400_000;
+        const SIZE: u64 = 420_462;
+        let mut log = fixtures::FixtureLog::new();
+        for i in 0..SIZE {
+            // Sale-sized records: 200 bytes each.
+            let mut leaf = vec![0u8; 200];
+            leaf[..8].copy_from_slice(&i.to_be_bytes());
+            log.append(leaf);
+        }
+        let index = 123_456;
+        let bad =
+            |e: eldorado_engine::transparency::CheckpointError| JsValue::from_str(&e.to_string());
+        let log_key = eldorado_engine::transparency::LogKey::parse(&fixtures::log_key(
+            &fixtures::public_key_hex(),
+        ))
+        .map_err(bad)?;
+        let witnesses =
+            vec![
+                eldorado_engine::transparency::WitnessKey::parse(&fixtures::witness_vkey())
+                    .map_err(bad)?,
+            ];
+        Ok(BenchRecord {
+            note: log.checkpoint(true),
+            log_key,
+            witnesses,
+            keeper: record::CheckpointKeeper {
+                kept: Some(record::Kept {
+                    size: KEPT,
+                    root: log.root(KEPT),
+                }),
+                forked: false,
+            },
+            consistency: log.consistency(KEPT, SIZE),
+            leaf: log.leaf(index).map(<[u8]>::to_vec).unwrap_or_default(),
+            index,
+            inclusion: log.inclusion(index, SIZE),
+            root: log.root(SIZE),
+        })
+    }
+
+    /// Hashes in the two proofs.
+    pub fn proof_len(&self) -> usize {
+        self.consistency.len() + self.inclusion.hashes.len()
+    }
+
+    /// The two proofs alone, on a checkpoint already opened.
+    pub fn proofs_once(&self) -> bool {
+        let checked = eldorado_engine::transparency::CheckedCheckpoint {
+            size: self.inclusion.size,
+            root: self.root,
+            witnesses: Vec::new(),
+        };
+        let mut keeper = self.keeper.clone();
+        keeper.accept(&checked, &self.consistency).is_ok()
+            && record::included(&self.leaf, self.index, &checked, &self.inclusion)
+    }
+
+    /// Everything the page checks of the record for one sale.
+    pub fn verify_once(&self) -> bool {
+        let Ok(checked) = eldorado_engine::transparency::open_checkpoint(
+            self.note.as_bytes(),
+            &self.log_key,
+            &self.witnesses,
+            1,
+        ) else {
+            return false;
+        };
+        let mut keeper = self.keeper.clone();
+        keeper.accept(&checked, &self.consistency).is_ok()
+            && record::included(&self.leaf, self.index, &checked, &self.inclusion)
     }
 }

@@ -2,9 +2,9 @@
 //! the real server of docs/PROTOCOL.md (Part II), tests plug in an in-memory one.
 
 use crate::api::{
-    BlockList, BuyRequest, Config, ErrorBody, ExclusionRequest, HistoryPage, LaunchCodeRequest,
-    LimitsRequest, NetError, Protection, RealityCheckRequest, RevealAck, RevealRequest,
-    SaleResponse, Session,
+    BlockList, BuyRequest, Config, ConsistencyProof, ErrorBody, ExclusionRequest, HistoryPage,
+    InclusionProof, LaunchCodeRequest, LimitsRequest, NetError, Protection, RealityCheckRequest,
+    RevealAck, RevealRequest, SaleResponse, Session,
 };
 use crate::console::LogFailure;
 use crate::i18n::Lang;
@@ -46,6 +46,13 @@ pub trait Backend {
     fn exclude(&self, token: &str, request: ExclusionRequest) -> Reply<Protection>;
     /// `PUT /api/reality-check`.
     fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection>;
+    /// `GET /api/log/checkpoint`: the newest checkpoint cosigned by the
+    /// server's quorum of witnesses, as the signed note's text.
+    fn checkpoint(&self) -> Reply<String>;
+    /// `GET /api/log/proof/inclusion?index=I&size=N`.
+    fn inclusion_proof(&self, index: u64, size: u64) -> Reply<InclusionProof>;
+    /// `GET /api/log/proof/consistency?from=M&size=N`.
+    fn consistency_proof(&self, from: u64, size: u64) -> Reply<ConsistencyProof>;
     /// The rules panel's page in `lang` (`src/rules_page.rs`), fetched the
     /// first time the rules are opened.
     fn rules_page(&self, lang: Lang) -> Reply<String>;
@@ -232,6 +239,17 @@ impl Backend for HttpBackend {
     }
     fn set_reality_check(&self, token: &str, request: RealityCheckRequest) -> Reply<Protection> {
         self.send("PUT", "/api/reality-check", Some(token), &request)
+    }
+    fn checkpoint(&self) -> Reply<String> {
+        self.text("/api/log/checkpoint", None)
+    }
+    fn inclusion_proof(&self, index: u64, size: u64) -> Reply<InclusionProof> {
+        let path = around("/api/log/proof/inclusion?index=", index, "&size=");
+        self.get(&around(&path, size, ""), None)
+    }
+    fn consistency_proof(&self, from: u64, size: u64) -> Reply<ConsistencyProof> {
+        let path = around("/api/log/proof/consistency?from=", from, "&size=");
+        self.get(&around(&path, size, ""), None)
     }
     fn rules_page(&self, lang: Lang) -> Reply<String> {
         let path = match lang {

@@ -100,12 +100,15 @@ mod tests {
 
     #[test]
     fn the_engines_own_figures_agree() {
-        assert_eq!(mismatches(&fixtures::config("00")), Vec::<Figure>::new());
+        assert_eq!(
+            mismatches(&fixtures::config(&fixtures::public_key_hex())),
+            Vec::<Figure>::new()
+        );
     }
 
     #[test]
     fn every_changed_figure_is_reported() {
-        let mut config = fixtures::config("00");
+        let mut config = fixtures::config(&fixtures::public_key_hex());
         config.prize_table[0].multiple = 8000;
         config.rtp_basis_points = 9500;
         assert_eq!(mismatches(&config), vec![Figure::PrizeTable, Figure::Rtp]);
@@ -130,7 +133,7 @@ mod tests {
         }
         assert!(!prize_table_agrees(&rows[1..]));
 
-        let mut config = fixtures::config("00");
+        let mut config = fixtures::config(&fixtures::public_key_hex());
         config.odds.winners += 1;
         config.max_win_cents.insert("200".to_owned(), 1);
         config.stakes_cents.push(500);

@@ -2,6 +2,7 @@
 //! every check of the engine has passed (SPEC §7).
 
 use crate::api::SaleResponse;
+use crate::record::{RecordProblem, RecordState};
 use eldorado_engine::grid::{Grid, ROWS};
 use eldorado_engine::verify::{BalanceChange, Check, CommitmentSeen};
 use eldorado_engine::{
@@ -45,6 +46,8 @@ pub struct VerifiedTicket {
     /// One mark per line, per grid.
     pub marks: Vec<[LineMark; ROWS]>,
     pub checks: Vec<Check>,
+    /// Where the sale stands on the public record (checked after the sale).
+    pub record: RecordState,
 }
 
 impl VerifiedTicket {
@@ -70,6 +73,16 @@ pub struct Rejection {
     /// The operator signed two different commitments for one block: the
     /// player is told so in those words, not only which check failed.
     pub equivocation: bool,
+    /// The record the page requires on the public log is not proved there.
+    pub record: Option<OffRecord>,
+}
+
+/// What is missing from the public record, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffRecord {
+    /// The sale shown (else the commitment of a block about to be bought from).
+    pub sale: bool,
+    pub problem: RecordProblem,
 }
 
 impl Rejection {
@@ -78,6 +91,16 @@ impl Rejection {
             check,
             reason: reason.into(),
             equivocation: false,
+            record: None,
+        }
+    }
+
+    /// A commitment (`sale` false) or a sale (`sale` true) not proved on
+    /// the public record.
+    pub fn off_record(sale: bool, problem: RecordProblem) -> Rejection {
+        Rejection {
+            record: Some(OffRecord { sale, problem }),
+            ..Rejection::new(Check::CommitmentSeen, "not proved on the public record")
         }
     }
 
@@ -87,6 +110,7 @@ impl Rejection {
             check: Check::CommitmentSeen,
             reason: crate::text::around("two different commitments for block ", block, ""),
             equivocation: true,
+            record: None,
         }
     }
 }
@@ -150,6 +174,7 @@ pub fn verify(
             check,
             reason: reason.to_owned(),
             equivocation,
+            record: None,
         });
     }
     let evaluation = match (report.is_verified(), report.evaluation) {
@@ -183,5 +208,6 @@ pub fn verify(
         grids: ticket.grids.clone(),
         marks,
         checks: report.checks.iter().map(|(c, _)| *c).collect(),
+        record: RecordState::Pending,
     })
 }

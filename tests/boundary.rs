@@ -142,6 +142,7 @@ fn every_answer_is_read_as_the_server_wrote_it() {
     read_back(&BlockList {
         blocks: vec![BlockInfo {
             status: BlockStatus::SoldOut,
+            log_index: None,
             sold: Some(400_000),
             commitment: block.commitment.clone(),
             remaining_by_rank: None,

@@ -129,6 +129,8 @@ fn mount_framed(
         code: code.map(str::to_owned),
         lang: Lang::Fr,
         key: None,
+        witnesses: None,
+        quorum: None,
     };
     let app = App::mount_framed(
         &root,

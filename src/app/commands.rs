@@ -47,12 +47,17 @@ impl Inner {
     pub(super) fn resume(this: &Rc<Inner>) {
         let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| crate::text::parse_decimal(&s));
         let nonce = load_pref(PENDING_NONCE_KEY).and_then(|n| ClientNonce::from_hex(&n).ok());
+        let offered = this.game.borrow().resume_offer().cloned();
         let commands = {
             let book = this.book.borrow();
             this.game.borrow_mut().resume(stake, nonce, &book)
         };
         this.note_verdict();
         Inner::run(this, commands);
+        let shown = this.game.borrow().ticket().map(|t| t.sale_id);
+        if let Some(response) = offered.filter(|r| Some(r.sale_id()) == shown) {
+            Inner::watch_record(this, response);
+        }
     }
 
     /// Records the current ticket as verified, for the history.
@@ -69,7 +74,7 @@ impl Inner {
 
     /// Carries out commands, and those that follow from them, then redraws
     /// the controls once.
-    fn run(this: &Rc<Inner>, commands: Vec<Command>) {
+    pub(super) fn run(this: &Rc<Inner>, commands: Vec<Command>) {
         let mut queue: VecDeque<Command> = commands.into();
         while let Some(command) = queue.pop_front() {
             queue.extend(Inner::execute(this, command));
@@ -103,8 +108,21 @@ impl Inner {
                         if let Outcome::Failed(error) = &outcome {
                             Inner::guard_refused(&inner, error);
                         }
+                        let mut shown = None;
                         let commands = match outcome {
-                            Outcome::Sold(response) => inner.bought(*response),
+                            Outcome::Sold(response) => {
+                                let sale_id = response.sale_id();
+                                let commands = inner.bought((*response).clone());
+                                if inner
+                                    .game
+                                    .borrow()
+                                    .ticket()
+                                    .is_some_and(|t| t.sale_id == sale_id)
+                                {
+                                    shown = Some(*response);
+                                }
+                                commands
+                            }
                             Outcome::Failed(error) => inner.game.borrow_mut().buy_failed(error),
                             Outcome::Refused(rejection) => {
                                 inner.game.borrow_mut().refuse_purchase(rejection)
@@ -115,6 +133,9 @@ impl Inner {
                             inner.guard_ticket_bought();
                         }
                         Inner::run(&inner, commands);
+                        if let Some(response) = shown {
+                            Inner::watch_record(&inner, response);
+                        }
                         if inner.game.borrow().ticket().is_none()
                             && inner.game.borrow().phase() == &Phase::Ready
                         {
@@ -204,8 +225,8 @@ impl Inner {
         }
     }
 
-    /// Loads the announced commitments, refuses to buy on an equivocation,
-    /// then buys. The book is read for the sale's block only after the sale
+    /// Loads the announced commitments, refuses to buy on an equivocation
+    /// or on a commitment not proved on the public record, then buys. The book is read for the sale's block only after the sale
     /// arrives, and the sale itself adds nothing to it: only what
     /// `/api/blocks` announced before the purchase counts as seen.
     async fn buy(
@@ -226,6 +247,9 @@ impl Inner {
         }
         drop(inner);
         let stake = request.stake_cents;
+        if let Err(rejection) = Inner::prove_blocks(weak, backend, &listed, stake).await {
+            return Outcome::Refused(rejection);
+        }
         match backend.buy(token, request).await {
             Ok(response) => Outcome::Sold(Box::new(response)),
             Err(NetError::Protection(refusal)) => {
@@ -245,9 +269,10 @@ impl Inner {
             sale.ticket.stake_cents,
             sale.ticket.prize_cents,
         );
+        let on_record = self.proved.borrow().contains(&response.commitment);
         let commands = {
             let book = self.book.borrow();
-            self.game.borrow_mut().bought(response, &book)
+            self.game.borrow_mut().bought(response, &book, on_record)
         };
         if commands.is_empty() {
             // Not the answer to the purchase in flight.

@@ -7,13 +7,15 @@
 //! `render` (controls brought in line with the state), `panels` (the
 //! history panel, its rows verified before they show a result), `rules`
 //! (the rules panel's page, fetched when first opened) and
-//! `trust` (the commitments seen, kept across reloads) and `portal` (the
+//! `trust` (the commitments seen, kept across reloads), `record` (the
+//! public record's checkpoints and proofs) and `portal` (the
 //! messages to and from the portal that frames the page).
 
 mod commands;
 mod panels;
 mod portal;
 mod protection;
+pub mod record;
 mod render;
 mod rules;
 mod session;
@@ -75,6 +77,10 @@ struct Inner {
     player: RefCell<Option<Player>>,
     /// Every block commitment seen from the server, per block id.
     book: RefCell<CommitmentBook>,
+    /// The log key and witnesses checkpoints must be signed by, once chosen.
+    record_trust: RefCell<Option<crate::record::RecordTrust>>,
+    /// The block commitments proved on a cosigned checkpoint by this page.
+    proved: RefCell<Vec<eldorado_engine::SignedCommitment>>,
     /// This page's verdict on each sale it has checked, by sale id: the
     /// history shows only these results.
     verdicts: RefCell<Verdicts>,
@@ -158,6 +164,8 @@ impl App {
             operator: Cell::new(None),
             player: RefCell::new(None),
             book: RefCell::new(CommitmentBook::default()),
+            record_trust: RefCell::new(None),
+            proved: RefCell::new(Vec::new()),
             verdicts: RefCell::new(Verdicts::default()),
             timing: Cell::new(Timing::for_motion(reduced)),
             turbo: Cell::new(crate::dom::load_pref(TURBO_KEY).as_deref() == Some("1")),

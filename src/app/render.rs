@@ -8,6 +8,7 @@ use crate::dom::{set_attr, set_hidden, set_text};
 use crate::game::{Button, Notice, Phase, Popup};
 use crate::i18n::Lang;
 use crate::money::format_cents;
+use crate::record::RecordState;
 use eldorado_engine::Money;
 
 impl Inner {
@@ -100,6 +101,7 @@ impl Inner {
                 }
                 Notice::Rejected(rejection) => lang.rejection(rejection),
                 Notice::ResumeOffer => t.resume_offer.to_owned(),
+                Notice::AwaitingRecord => lang.awaiting_record().to_owned(),
             });
             let resume_offer = matches!(game.notice(), Some(Notice::ResumeOffer));
             set_hidden(&ui.notice, notice.is_none() || resume_offer);
@@ -112,6 +114,7 @@ impl Inner {
                     Some(Notice::InsufficientFunds { .. }) => "funds",
                     Some(Notice::Net(NetError::Protection(_))) => "protection",
                     Some(Notice::Net(_)) => "network",
+                    Some(Notice::AwaitingRecord) => "record",
                     _ => "",
                 },
             );
@@ -128,7 +131,18 @@ impl Inner {
             &ui.money_tag,
             !game.ticket().is_some_and(|t| t.money == Money::Play),
         );
-        set_text(&ui.badge_label, &format!("✓ {}", t.verified));
+        if let Some(ticket) = game.ticket() {
+            set_text(&ui.badge_label, &lang.verified_label(ticket.record));
+            set_attr(
+                &ui.badge,
+                "data-record",
+                match ticket.record {
+                    RecordState::Pending => "pending",
+                    RecordState::OnRecord => "on-record",
+                    RecordState::Failed(_) => "failed",
+                },
+            );
+        }
 
         let popup = game.popup();
         let was_hidden = ui.popup.hidden();

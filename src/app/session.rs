@@ -2,7 +2,7 @@
 //! launch link's, this tab's launched one, the remembered demo player's,
 //! or a new demo player). The operator key is chosen here, pins first: a
 //! key that disagrees with a pin stops the game before anything can be
-//! bought.
+//! bought; so do witnesses of the public record that disagree with theirs.
 
 use super::render::net_message;
 use super::Inner;
@@ -11,7 +11,8 @@ use crate::console::LogFailure;
 use crate::dom::{load_pref, save_pref, set_attr, set_hidden, set_text};
 use crate::game::Player;
 use crate::net::Backend;
-use crate::operator_key::{choose, fingerprint, KeyProblem, BUILD_PIN};
+use crate::operator_key::{choose, fingerprint, BUILD_PIN};
+use crate::record::{choose_trust, WitnessPins, BUILD_QUORUM, BUILD_WITNESSES};
 use crate::rules_check::mismatches;
 use crate::ui::show_config_mismatch;
 use std::rc::Rc;
@@ -93,8 +94,21 @@ impl Inner {
     fn started(self: &Rc<Self>, config: Config, session: Session) {
         let operator = match choose(BUILD_PIN, self.launch.key.as_deref(), &config.public_key) {
             Ok(operator) => operator,
-            Err(problem) => return self.stop(problem),
+            Err(problem) => return self.stop(self.lang.key_problem(problem), "OPERATOR_KEY"),
         };
+        let launch = WitnessPins {
+            witnesses: self.launch.witnesses.as_deref(),
+            quorum: self.launch.quorum.as_deref(),
+        };
+        let build = WitnessPins {
+            witnesses: BUILD_WITNESSES,
+            quorum: BUILD_QUORUM,
+        };
+        let trust = match choose_trust(build, launch, &config.log, &operator.key) {
+            Ok(trust) => trust,
+            Err(problem) => return self.stop(self.lang.trust_problem(problem), "PUBLIC_RECORD"),
+        };
+        self.record_trust.replace(Some(trust));
         let t = self.lang.texts();
         set_text(
             &self.ui.badge_key,
@@ -139,16 +153,17 @@ impl Inner {
         Inner::guard_started(self, &session);
     }
 
-    /// The operator key cannot be trusted: the game stays stopped, with no
-    /// retry (the same keys would disagree again).
-    fn stop(&self, problem: KeyProblem) {
+    /// The operator key, or the public record's keys, cannot be trusted:
+    /// the game stays stopped, with no retry (the same keys would disagree
+    /// again). `code` is what the portal hears.
+    fn stop(&self, text: &str, code: &str) {
         self.load_failed.set(true);
         set_hidden(&self.ui.notice, false);
         set_attr(&self.ui.notice, "data-kind", "key");
-        set_text(&self.ui.notice_text, self.lang.key_problem(problem));
+        set_text(&self.ui.notice_text, text);
         set_hidden(&self.ui.retry, true);
         self.post(PageMessage::Error {
-            code: "OPERATOR_KEY".to_owned(),
+            code: code.to_owned(),
         });
     }
 

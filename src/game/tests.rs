@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::fixtures::{self, FixtureBlock};
-use crate::verification::parse_public_key;
+use crate::verification::{parse_public_key, OffRecord};
 use eldorado_engine::verify::Check;
 
 const NONCE: ClientNonce = ClientNonce([9; 16]);
@@ -64,7 +64,7 @@ fn win_reveals_then_credits() {
         game.press(|| unreachable!()).is_empty(),
         "no double purchase"
     );
-    let commands = game.bought(sold(&block, 0, 1, 5000), &book(&block));
+    let commands = game.bought(sold(&block, 0, 1, 5000), &book(&block), true);
     assert_eq!(
         commands,
         vec![Command::Reveal {
@@ -90,7 +90,7 @@ fn extras_take_one_press_each() {
     let block = FixtureBlock::new(1, 100, &[fixtures::EXTRA_2_WIN_10]);
     let mut game = started(&block, 5000);
     game.press(key);
-    game.bought(sold(&block, 0, 1, 5000), &book(&block));
+    game.bought(sold(&block, 0, 1, 5000), &book(&block), true);
     assert_eq!(
         game.extras_left(),
         None,
@@ -180,7 +180,7 @@ fn tampered_sale_shows_nothing() {
     game.press(key);
     let mut response = sold(&block, 0, 1, 5000);
     response.sale.signature.0[0] ^= 1;
-    let commands = game.bought(response, &book(&block));
+    let commands = game.bought(response, &book(&block), true);
     assert!(matches!(
         commands[0],
         Command::Announce(Announcement::Rejected(_))
@@ -217,7 +217,7 @@ fn resume_continues_where_the_player_stopped() {
 /// Buys with `response` as the server's answer; returns what refused it.
 fn refused(game: &mut Game, response: SaleResponse, book: &CommitmentBook) -> Rejection {
     game.press(key);
-    let commands = game.bought(response, book);
+    let commands = game.bought(response, book, true);
     assert!(
         commands.contains(&Command::RefreshBalance),
         "the balance is read again: {commands:?}"
@@ -326,7 +326,7 @@ fn a_genuine_sale_runs_every_check() {
     let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
     let mut game = started(&block, 5000);
     game.press(key);
-    game.bought(sold(&block, 0, 1, 5000), &book(&block));
+    game.bought(sold(&block, 0, 1, 5000), &book(&block), true);
     let ticket = game.ticket().expect("verified");
     assert_eq!(ticket.checks, Check::ALL.to_vec());
     assert_eq!(ticket.money, Money::Play);
@@ -400,7 +400,7 @@ fn a_session_read_from_before_a_ticket_is_dropped() {
     let mut game = started(&block, 5000);
     let mark = game.refresh_mark();
     game.press(key);
-    game.bought(sold(&block, 0, 1, 5000), &book(&block));
+    game.bought(sold(&block, 0, 1, 5000), &book(&block), true);
     game.reveal_done(0);
     assert_eq!(game.balance(), 4900);
     // Sent before the purchase, answered after the ticket ended.
@@ -408,4 +408,49 @@ fn a_session_read_from_before_a_ticket_is_dropped() {
     assert_eq!(game.balance(), 4900, "not the older 50 €");
     game.session_refreshed(game.refresh_mark(), 4900, None, || unreachable!());
     assert_eq!(game.balance(), 4900);
+}
+
+#[test]
+fn a_sale_from_a_block_not_proved_on_the_record_is_refused() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    game.press(key);
+    assert!(game.awaiting_record());
+    assert_eq!(game.notice(), Some(&Notice::AwaitingRecord));
+    let commands = game.bought(sold(&block, 0, 1, 5000), &book(&block), false);
+    assert!(game.ticket().is_none(), "nothing of it is shown");
+    let Some(Notice::Rejected(rejection)) = game.notice() else {
+        panic!("refused: {:?}", game.notice());
+    };
+    assert_eq!(
+        rejection.record,
+        Some(OffRecord {
+            sale: false,
+            problem: RecordProblem::Missing
+        })
+    );
+    assert!(commands.contains(&Command::RefreshBalance));
+    assert_eq!(game.phase(), &Phase::Ready);
+}
+
+#[test]
+fn a_sale_shown_is_then_proved_on_the_record_or_fails_that_check() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2, fixtures::LOSE]);
+    let mut game = started(&block, 5000);
+    game.press(key);
+    game.bought(sold(&block, 0, 1, 5000), &book(&block), true);
+    assert_eq!(game.ticket().unwrap().record, RecordState::Pending);
+    assert!(game.record_checked(99, None).is_empty(), "another sale");
+    assert!(game.record_checked(1, None).is_empty());
+    assert_eq!(game.ticket().unwrap().record, RecordState::OnRecord);
+    let commands = game.record_checked(1, Some(RecordProblem::Missing));
+    assert_eq!(
+        game.ticket().unwrap().record,
+        RecordState::Failed(RecordProblem::Missing)
+    );
+    assert!(matches!(
+        &commands[0],
+        Command::Announce(Announcement::Rejected(r)) if r.record.is_some_and(|o| o.sale)
+    ));
+    assert!(game.ticket().is_some(), "the ticket shown stays");
 }

@@ -3,6 +3,7 @@
 
 use super::Lang;
 use crate::operator_key::{KeyProblem, KeySource};
+use crate::record::{RecordProblem, RecordState, TrustProblem};
 use crate::rules_check::Figure;
 use crate::verification::Rejection;
 
@@ -12,12 +13,75 @@ impl Lang {
     /// the balance shown is the server's, read again.
     pub fn rejection(self, rejection: &Rejection) -> String {
         let t = self.texts();
+        if let Some(off) = rejection.record {
+            let first = self.off_record(off.sale, off.problem);
+            return if off.sale {
+                first.to_owned()
+            } else {
+                format!("{first} {}", t.balance_reread)
+            };
+        }
         let first = if rejection.equivocation {
             t.equivocation.to_owned()
         } else {
             self.verification_failed(rejection.check)
         };
         format!("{first} {}", t.balance_reread)
+    }
+
+    /// A record not proved on the public record: a block's commitment
+    /// before buying (nothing bought), or the sale shown.
+    pub fn off_record(self, sale: bool, problem: RecordProblem) -> &'static str {
+        let fork = matches!(problem, RecordProblem::Fork(_));
+        match (self, fork, sale) {
+            (Lang::Fr, true, _) => "Le registre public que montre le serveur contredit celui que ce navigateur a déjà vérifié (fourche ou retour en arrière) : il n'est plus cru, aucun achat n'est possible. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, true, _) => "The public record the server shows contradicts the one this browser already verified (a fork or a rollback): it is no longer trusted, no purchase is possible. Please report it to the game operator.",
+            (Lang::Fr, false, false) => "L'engagement de ce bloc n'est pas prouvé au registre public, cosigné par les témoins : achat refusé, rien n'a été acheté. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, false, false) => "This block's commitment is not proved on the public record cosigned by the witnesses: purchase refused, nothing was bought. Please report it to the game operator.",
+            (Lang::Fr, false, true) => "Ce ticket a échoué à la vérification « inscrit au registre public » : sa vente n'y est pas prouvée dans le délai prévu. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, false, true) => "This ticket failed the check \"on the public record\": its sale was not proved there in time. Please report it to the game operator.",
+        }
+    }
+
+    /// The « Vérifié » badge of the ticket shown, by where its sale stands
+    /// on the public record.
+    pub fn verified_label(self, record: RecordState) -> String {
+        let t = self.texts();
+        match (self, record) {
+            (Lang::Fr, RecordState::Pending) => format!(
+                "✓ {} — inscription au registre public en attente…",
+                t.verified
+            ),
+            (Lang::En, RecordState::Pending) => {
+                format!("✓ {} — awaiting the public record…", t.verified)
+            }
+            (Lang::Fr, RecordState::OnRecord) => {
+                format!("✓ {} — inscrit au registre public", t.verified)
+            }
+            (Lang::En, RecordState::OnRecord) => format!("✓ {} — on the public record", t.verified),
+            (Lang::Fr, RecordState::Failed(_)) => "✗ Non inscrit au registre public".to_owned(),
+            (Lang::En, RecordState::Failed(_)) => "✗ Not on the public record".to_owned(),
+        }
+    }
+
+    /// While a purchase waits for its block's commitment on the record.
+    pub fn awaiting_record(self) -> &'static str {
+        match self {
+            Lang::Fr => "Vérification de l'engagement du bloc au registre public…",
+            Lang::En => "Checking the block's commitment on the public record…",
+        }
+    }
+
+    /// Why the game stopped before playing: the public record's keys.
+    pub fn trust_problem(self, problem: TrustProblem) -> &'static str {
+        match (self, problem) {
+            (Lang::Fr, TrustProblem::LogKey) => "La clé du registre public n'est pas celle de l'opérateur : le jeu est arrêté, aucun ticket ne sera acheté.",
+            (Lang::En, TrustProblem::LogKey) => "The public record's key is not the operator's: the game is stopped, no ticket will be bought.",
+            (Lang::Fr, TrustProblem::Mismatch) => "Les témoins du registre public ne correspondent pas aux témoins attendus : le jeu est arrêté, aucun ticket ne sera acheté.",
+            (Lang::En, TrustProblem::Mismatch) => "The public record's witnesses do not match the expected ones: the game is stopped, no ticket will be bought.",
+            (Lang::Fr, TrustProblem::Witnesses(_)) => "Les clés des témoins du registre public sont illisibles : le jeu est arrêté, aucun ticket ne sera acheté.",
+            (Lang::En, TrustProblem::Witnesses(_)) => "The public record's witness keys are unreadable: the game is stopped, no ticket will be bought.",
+        }
     }
 
     /// Why the game stopped before playing: the operator key.
@@ -74,6 +138,25 @@ mod tests {
         let text = Lang::En.rejection(&Rejection::new(Check::Player, "x"));
         assert!(text.contains("failed the check"), "{text}");
         assert!(text.contains("read again from the server"), "{text}");
+    }
+
+    #[test]
+    fn record_failures_are_named() {
+        use crate::record::Fork;
+        let text = Lang::Fr.rejection(&Rejection::off_record(false, RecordProblem::Missing));
+        assert!(text.contains("registre public"), "{text}");
+        assert!(text.contains("rien n'a été acheté"), "{text}");
+        let text = Lang::Fr.rejection(&Rejection::off_record(true, RecordProblem::BadProof));
+        assert!(text.contains("« inscrit au registre public »"), "{text}");
+        let text = Lang::En.rejection(&Rejection::off_record(
+            false,
+            RecordProblem::Fork(Fork::OtherRoot),
+        ));
+        assert!(text.contains("fork"), "{text}");
+        assert_eq!(
+            Lang::Fr.verified_label(RecordState::OnRecord),
+            "✓ Vérifié — inscrit au registre public"
+        );
     }
 
     #[test]

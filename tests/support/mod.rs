@@ -6,14 +6,15 @@
 
 #![allow(dead_code)]
 
+use eldorado_engine::transparency::LogEntry;
 use eldorado_engine::{ClientNonce, Money, SignedCommitment};
 use eldorado_web::api::{
-    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ExclusionRequest, HistoryItem,
-    HistoryPage, LimitsRequest, NetError, Protection, RealityCheckRequest, RevealAck, SaleResponse,
-    SaleStatus, Session,
+    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ConsistencyProof, ExclusionRequest,
+    HistoryItem, HistoryPage, InclusionProof, LimitsRequest, NetError, Protection,
+    RealityCheckRequest, RevealAck, SaleResponse, SaleStatus, Session,
 };
 use eldorado_web::app::App;
-use eldorado_web::fixtures::{self, FixtureBlock};
+use eldorado_web::fixtures::{self, FixtureBlock, FixtureLog};
 use eldorado_web::game::Phase;
 use eldorado_web::i18n::Lang;
 use eldorado_web::launch::Launch;
@@ -85,6 +86,49 @@ pub struct FakeState {
     pub rules_requests: Vec<Lang>,
     /// Answers the next rules page with a network failure (once).
     pub rules_fail: bool,
+    /// The public log: every commitment announced and every sale sold,
+    /// logged at once (a sequencer with no delay).
+    pub log: FixtureLog,
+    /// Each sale's record index, by sale id.
+    pub sale_records: HashMap<u64, u64>,
+    /// Whether the fixtures' witness cosigns the checkpoints served.
+    pub cosigned: bool,
+    /// Serves this note as `/api/log/checkpoint` instead of the log's own.
+    pub checkpoint_note: Option<String>,
+    /// Sales are not logged (a sequencer that drops them).
+    pub drop_sales_from_log: bool,
+    /// Commitments announced are not logged.
+    pub drop_commitments_from_log: bool,
+    /// Every `/api/log/checkpoint` request, counted.
+    pub checkpoints_served: u32,
+}
+
+impl FakeState {
+    /// The record index of `commitment`, logged now if it is not yet.
+    fn commitment_record(&mut self, commitment: &SignedCommitment) -> Option<u64> {
+        let leaf = LogEntry::of_commitment(commitment).to_leaf().ok()?;
+        if let Some(index) = (0..self.log.size()).find(|&i| self.log.leaf(i) == Some(&leaf[..])) {
+            return Some(index);
+        }
+        if self.drop_commitments_from_log {
+            return None;
+        }
+        Some(self.log.append(leaf))
+    }
+
+    /// Logs a sale sold (unless told to drop it).
+    fn log_sale(&mut self, response: &SaleResponse) {
+        if self.drop_sales_from_log {
+            return;
+        }
+        if let Some(leaf) = LogEntry::of_sale(&response.sale)
+            .ok()
+            .and_then(|e| e.to_leaf().ok())
+        {
+            let index = self.log.append(leaf);
+            self.sale_records.insert(response.sale_id(), index);
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -128,6 +172,13 @@ impl FakeBackend {
                 session_reads: 0,
                 rules_requests: Vec::new(),
                 rules_fail: false,
+                log: FixtureLog::new(),
+                sale_records: HashMap::new(),
+                cosigned: true,
+                checkpoint_note: None,
+                drop_sales_from_log: false,
+                drop_commitments_from_log: false,
+                checkpoints_served: 0,
             })),
         }
     }
@@ -148,6 +199,8 @@ impl Backend for FakeBackend {
     fn config(&self) -> Reply<Config> {
         let state = self.state.borrow();
         let mut config = fixtures::config(&state.block.public_key_hex());
+        config.log.witnesses = vec![fixtures::witness_vkey()];
+        config.log.quorum = 1;
         if let Some(tamper) = state.config_tamper {
             tamper(&mut config);
         }
@@ -216,6 +269,7 @@ impl Backend for FakeBackend {
         let mut response = state
             .block
             .response_to(position, sale_id, state.balance, nonce);
+        state.log_sale(&response);
         if let Some(tamper) = state.tamper {
             tamper(&state.block, &mut response);
         }
@@ -234,6 +288,10 @@ impl Backend for FakeBackend {
     fn sale(&self, _token: &str, sale_id: u64) -> Reply<SaleResponse> {
         let state = self.state.borrow();
         let found = state.sales.iter().find(|s| s.sale_id() == sale_id).cloned();
+        let found = found.map(|mut sale| {
+            sale.log_index = state.sale_records.get(&sale_id).copied();
+            sale
+        });
         reply(found.ok_or_else(|| api(404, "NOT_FOUND")))
     }
     fn receipt(&self, _token: &str, sale_id: u64) -> Reply<String> {
@@ -348,12 +406,42 @@ impl Backend for FakeBackend {
             blocks: announced
                 .into_iter()
                 .map(|commitment| BlockInfo {
+                    log_index: state.commitment_record(&commitment),
                     commitment,
                     status: BlockStatus::Open,
                     sold: None,
                     remaining_by_rank: None,
                 })
                 .collect(),
+        }))
+    }
+    fn checkpoint(&self) -> Reply<String> {
+        let mut state = self.state.borrow_mut();
+        state.checkpoints_served += 1;
+        if let Some(note) = state.checkpoint_note.clone() {
+            return reply(Ok(note));
+        }
+        if state.log.size() == 0 {
+            return reply(Err(api(503, "LOG_UNAVAILABLE")));
+        }
+        reply(Ok(state.log.checkpoint(state.cosigned)))
+    }
+    fn inclusion_proof(&self, index: u64, size: u64) -> Reply<InclusionProof> {
+        let state = self.state.borrow();
+        if index >= size || size > state.log.size() {
+            return reply(Err(api(400, "BAD_REQUEST")));
+        }
+        reply(Ok(state.log.inclusion(index, size)))
+    }
+    fn consistency_proof(&self, from: u64, size: u64) -> Reply<ConsistencyProof> {
+        let state = self.state.borrow();
+        if from > size || size > state.log.size() {
+            return reply(Err(api(400, "BAD_REQUEST")));
+        }
+        reply(Ok(ConsistencyProof {
+            from,
+            size,
+            hashes: state.log.consistency(from, size),
         }))
     }
 }
@@ -365,6 +453,9 @@ impl FakeBackend {
     pub fn interrupt_first_ticket(&self, balance_before: u64) {
         let mut state = self.state.borrow_mut();
         let response = state.block.response(0, 1, balance_before);
+        let commitment = state.block.commitment.clone();
+        state.commitment_record(&commitment);
+        state.log_sale(&response);
         state.balance = response.balance_after_cents;
         state.sales.push(response.clone());
         state.next_position = 1;
@@ -514,6 +605,8 @@ pub fn mount_pinned(
         code: None,
         lang,
         key: key.map(str::to_owned),
+        witnesses: None,
+        quorum: None,
     };
     let app = App::mount(&root, launch, Rc::new(backend.clone())).expect("mounts");
     app.set_timing(Timing::REDUCED);

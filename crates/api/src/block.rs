@@ -45,6 +45,9 @@ pub struct BlockInfo {
     #[cfg_attr(feature = "openapi", schema(value_type = crate::schema::SignedCommitmentSchema))]
     pub commitment: SignedCommitment,
     pub status: BlockStatus,
+    /// The commitment's record in the public log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_index: Option<u64>,
     /// Tickets sold: only for a sold-out or closed block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sold: Option<u32>,

@@ -24,6 +24,8 @@ pub struct Config {
     /// posts its events to, and the only ones whose messages it accepts.
     #[serde(default)]
     pub portal_origins: Vec<String>,
+    /// The public log's origin, key and witnesses.
+    pub log: crate::log::LogConfig,
 }
 
 impl Config {

@@ -64,6 +64,9 @@ pub enum ErrorCode {
     Timeout,
     /// 503: the operator's wallet did not answer; nothing was sold. Retry.
     WalletUnavailable,
+    /// 503: the public log has no checkpoint to serve yet (none cosigned
+    /// by enough witnesses). Retry.
+    LogUnavailable,
     Internal,
 }
 
@@ -89,6 +92,7 @@ impl ErrorCode {
             ErrorCode::Overloaded => "OVERLOADED",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",
+            ErrorCode::LogUnavailable => "LOG_UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
         }
     }

@@ -28,7 +28,13 @@ pub fn config() -> Value {
         "prize_table": prize_table,
         "demo": true,
         "starting_balance_cents": 5000,
-        "portal_origins": ["https://casino.example"]
+        "portal_origins": ["https://casino.example"],
+        "log": {
+            "origin": "eldorado/3b6a27bcceb6a42d",
+            "key": "eldorado/3b6a27bcceb6a42d+f81834c2+ATtqJ7zOtqQtYqOo0CpvDXNlMhV3HeJDpjrASKGLWdop",
+            "witnesses": ["witness.regulator.example+453ecebe+BNdamAGCsQq31Uv+08lkBzoO4XLz2qYjJa8CGmj3B1Ea"],
+            "quorum": 1
+        }
     })
 }
 
@@ -66,7 +72,9 @@ pub fn signed_sale() -> Value {
         "player": PLAYER,
         "sold_at_ms": 1796200000000u64,
         "client_nonce": "00112233445566778899aabbccddeeff",
-        "signature": "4a7c".repeat(32)
+        "signature": "4a7c".repeat(32),
+        "balance_before_cents": 5000,
+        "balance_after_cents": 5100
     })
 }
 
@@ -77,7 +85,8 @@ pub fn sale_response() -> Value {
         "balance_before_cents": 5000,
         "balance_after_cents": 5100,
         "revealed": 0,
-        "complete": false
+        "complete": false,
+        "log_index": 1_203_412
     })
 }
 
@@ -205,7 +214,8 @@ pub fn block_info() -> Value {
         "commitment": signed_commitment(),
         "status": "closed",
         "sold": 399_123,
-        "remaining_by_rank": remaining
+        "remaining_by_rank": remaining,
+        "log_index": 1_203_377
     })
 }
 
@@ -231,7 +241,8 @@ pub fn sessions_ended() -> Value {
 }
 
 pub fn health() -> Value {
-    json!({"status": "ok", "sale_writer": true, "block_generator": true, "store": true})
+    json!({"status": "ok", "sale_writer": true, "block_generator": true, "store": true,
+           "wallet_outbox": {"backlog": 2, "oldest_age_ms": 4100, "most_attempts": 3, "given_up": 0}})
 }
 
 pub fn error_body() -> Value {
@@ -264,4 +275,51 @@ pub fn rollback_call() -> Value {
 
 pub fn wallet_answer() -> Value {
     json!({"status": "ok", "balance_cents": 2400})
+}
+
+// The public record's examples are docs/PROTOCOL.md §9's worked example.
+const LOG_RECORD_HASH_0: &str = "2bfef536130a3ed493d20ec8a7a31e8db1e1c016ce8a41a1430326ba4767e254";
+const LOG_CHECKPOINT: &str = "eldorado.test/log\n2\nhdydIOjOjnhWvrW5UqXzSH8nExdiAWmEH7Dt55xvjCw=\n\n\
+    — eldorado.test/log YOZDHmODn/ziaW8SeUQFNSVdAU/1dSLUjX4GXOdbL+uC2c6ESdP1YBn1UbK3f7zKY1MYrI9sATqo/AY1Ftf6wf6rPww=\n";
+
+pub fn inclusion_proof() -> Value {
+    json!({"index": 1, "size": 2, "hashes": [LOG_RECORD_HASH_0]})
+}
+
+pub fn consistency_proof() -> Value {
+    json!({"from": 1, "size": 2, "hashes": ["371bd8f4c628a44b4ace1d1488c3678954f12f2c341ce169ddacedb8d6150d6a"]})
+}
+
+pub fn log_leaves() -> Value {
+    json!({"start": 0, "leaves": [concat!(
+        "454c444f5241444f2d434f4d4d49542d5632",
+        "0000000000000003000000000000006400061a8000",
+        "138b9fc540bd8a4b9f27679f7779d0f4b226a229e3592c04a8a366aacf2eb997",
+        "3333333333333333333333333333333333333333333333333333333333333333",
+        "3be9c7360a243a43ccd7e99ab73b31fda48128f6069ae525d4df7d8d6c6e1508",
+        "92e414cfd8c32ed4125fa7926ba346d71ab5c2086eb395c55bdef3680a0f1d05"
+    )]})
+}
+
+pub fn cosignature_submission() -> Value {
+    json!({
+        "checkpoint": LOG_CHECKPOINT,
+        "cosignature": "— witness-1.test op1A4wAAAABrD9ZApM01aOFa3QpYIyO9jFgLYFSVlqLy5lXxvSz9Iwkr2GUhqd4289czX+HOl6Rpyn/ILQGI/zHKmx97cVe92HThCQ==\n"
+    })
+}
+
+pub fn daily_report() -> Value {
+    json!({
+        "from": "2026-12-04",
+        "to": "2026-12-05",
+        "days": [{
+            "day": "2026-12-04", "stake_cents": 100, "money": "real", "tickets": 1200,
+            "stakes_cents": 120000, "prizes_cents": 81500, "ggr_cents": 38500,
+            "rtp_basis_points": 6791
+        }],
+        "blocks": [{
+            "block": 12, "stake_cents": 100, "money": "real", "status": "sold_out", "sold": 400000,
+            "ranks": [{"rank": 1, "prize_cents": 700000, "in_rules": 2, "sold": 2}]
+        }]
+    })
 }

@@ -17,4 +17,25 @@ pub struct Health {
     pub block_generator: bool,
     /// The store answered a query just now.
     pub store: bool,
+    /// With a seamless wallet (`--wallet`): the prize credits and rollbacks
+    /// the operator has not acknowledged yet, as the outbox worker's last
+    /// pass left them. A backlog does not make the server unavailable: sales
+    /// go on while the outbox retries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wallet_outbox: Option<OutboxHealth>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OutboxHealth {
+    /// Items waiting (at most `--wallet-outbox-scan` counted).
+    pub backlog: u64,
+    /// Age of the oldest of them, in milliseconds (0 when none).
+    pub oldest_age_ms: u64,
+    /// The most failed attempts of one of them.
+    pub most_attempts: u32,
+    /// Calls the wallet answered 409 (a transaction id it holds with
+    /// another body): never sent again, each waits for a person. Alert on
+    /// any.
+    pub given_up: u64,
 }

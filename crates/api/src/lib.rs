@@ -12,8 +12,10 @@ mod error;
 mod health;
 mod history;
 mod launch;
+pub mod log;
 mod portal;
 mod protection;
+mod report;
 mod sale;
 pub mod seamless;
 mod session;
@@ -27,15 +29,19 @@ pub mod schema;
 pub use block::{BlockInfo, BlockList, BlockStatus, RankRemaining};
 pub use config::{Config, Odds, PrizeRow, StakeAmounts};
 pub use error::{ErrorBody, ErrorCode, ErrorDetail};
-pub use health::Health;
+pub use health::{Health, OutboxHealth};
 pub use history::{HistoryItem, HistoryPage, SaleStatus};
 pub use launch::{Launch, LaunchCodeRequest, LaunchMode, LaunchRequest};
+pub use log::{
+    ConsistencyProof, CosignatureSubmission, InclusionProof, LogConfig, LogLeaves, LoggedReceipt,
+};
 pub use portal::{PageMessage, ParentMessage};
 pub use protection::{
     AuditActor, AuditEntry, ExclusionRequest, LimitKind, LimitReached, LimitsRequest,
     OperatorExclusionRequest, PendingLimit, Protection, ProtectionAudit, ProtectionChange,
     RealityCheckRequest, DEFAULT_REALITY_CHECK_MINUTES, REALITY_CHECK_MINUTES,
 };
+pub use report::{BlockPayout, DailyReport, DailyRow, RankPayout};
 pub use sale::{BuyRequest, RevealAck, RevealRequest, SaleResponse};
 pub use session::{DemoPlayerRequest, OperatorSessionRequest, Session, SessionsEnded};
 pub use wallet::{Balance, TransferRequest};

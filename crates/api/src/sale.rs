@@ -20,6 +20,10 @@ pub struct SaleResponse {
     pub revealed: u8,
     /// Whether every grid, main and Extras, is revealed.
     pub complete: bool,
+    /// The sale's record in the public log (`None` on receipts from before
+    /// the log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_index: Option<u64>,
 }
 
 impl SaleResponse {

@@ -131,6 +131,21 @@ impl PartialSchema for SignedSaleSchema {
                 ("signature", hex(64, "Ed25519").into()),
             ],
         )
+        // Both or neither: signed from layout V3 on (docs/PROTOCOL.md §5a).
+        .property(
+            "balance_before_cents",
+            integer(
+                KnownFormat::Int64,
+                "The buyer's balance before the sale (V3)",
+            ),
+        )
+        .property(
+            "balance_after_cents",
+            integer(
+                KnownFormat::Int64,
+                "The buyer's balance after the sale (V3)",
+            ),
+        )
         .examples([examples::signed_sale()])
         .into()
     }

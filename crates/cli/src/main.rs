@@ -1,8 +1,14 @@
 //! `eldorado`: the operator's command line.
 
 mod block_cmd;
+mod log_cmd;
+mod logging;
+mod report_cmd;
 mod serve_cmd;
 mod verify_cmd;
+mod verify_record;
+mod witness;
+mod witness_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -31,6 +37,19 @@ enum Command {
     /// Check a ticket receipt offline: the sale, its block's commitment,
     /// the rules and the Merkle proof, against the operator's key.
     Verify(verify_cmd::VerifyArgs),
+    /// Watch a server's public log and cosign its checkpoints while it
+    /// only grows; record a fork and refuse from then on (exit 3).
+    Witness(witness_cmd::WitnessArgs),
+    /// Check a server's public log.
+    Log {
+        #[command(subcommand)]
+        command: log_cmd::LogCommand,
+    },
+    /// The operator's reports, read from the database.
+    Report {
+        #[command(subcommand)]
+        command: report_cmd::ReportCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -39,6 +58,9 @@ fn main() -> ExitCode {
         Command::Block { command } => block_cmd::run(command),
         Command::Serve(args) => serve_cmd::run(*args),
         Command::Verify(args) => verify_cmd::run(args),
+        Command::Witness(args) => witness_cmd::run(args),
+        Command::Log { command } => log_cmd::run(command),
+        Command::Report { command } => report_cmd::run(command),
     };
     match result {
         Ok(code) => code,

@@ -1,7 +1,7 @@
 //! `eldorado serve`: the game server.
 
 use clap::Args;
-use eldorado_server::config::{Limits, WalletConfig};
+use eldorado_server::config::{Limits, OutboxConfig, WalletConfig};
 use eldorado_server::database::Database;
 use eldorado_server::store::protection::ProtectionDefaults;
 use eldorado_server::Config;
@@ -112,7 +112,11 @@ pub struct ServeArgs {
     /// Seconds a block export download may take before it is cut off.
     #[arg(long, default_value_t = 600)]
     export_deadline_secs: u64,
-    /// The operator's seamless wallet API (http:// base URL): it then holds
+    /// Most days one daily report (GET /api/operator/reports/daily) covers.
+    #[arg(long, default_value_t = 366)]
+    report_max_days: u32,
+    /// The operator's seamless wallet API (https:// base URL; http:// only
+    /// to this machine, or with --wallet-insecure-http): it then holds
     /// the money of operator players, and each sale calls URL/debit (and
     /// URL/credit, URL/rollback, URL/balance). Needs --wallet-secret-file.
     #[arg(long, requires = "wallet_secret_file")]
@@ -129,6 +133,25 @@ pub struct ServeArgs {
     /// operator has not acknowledged yet.
     #[arg(long, default_value_t = 2_000)]
     wallet_retry_ms: u64,
+    /// Longest wait, in milliseconds, before a queued credit or rollback is
+    /// sent again: each failure of one item doubles its wait from
+    /// --wallet-retry-ms up to this (with jitter).
+    #[arg(long, default_value_t = 8_000)]
+    wallet_retry_max_ms: u64,
+    /// Queued credits and rollbacks sent to the wallet at once.
+    #[arg(long, default_value_t = 16)]
+    wallet_outbox_concurrency: usize,
+    /// Queued credits and rollbacks read per pass of the outbox worker.
+    #[arg(long, default_value_t = 10_000)]
+    wallet_outbox_scan: u32,
+    /// PEM file of certificates to trust for the wallet's TLS besides the
+    /// system's roots (the operator's own CA).
+    #[arg(long, requires = "wallet")]
+    wallet_ca_file: Option<PathBuf>,
+    /// Allows a plain http:// wallet URL to another machine: the calls and
+    /// their signatures then cross the network in clear.
+    #[arg(long, requires = "wallet")]
+    wallet_insecure_http: bool,
     /// Weekly stake limit, in cents, given to each new real-money player at
     /// its first sale (it may lower it at once, raise it 48 h later). None
     /// unless given.
@@ -138,16 +161,49 @@ pub struct ServeArgs {
     /// (15, 30 or 60).
     #[arg(long, default_value_t = 60)]
     reality_check_minutes: u32,
+    /// A witness of the public log, by its cosignature verifier key
+    /// (`eldorado witness` prints it); repeat for each witness. The page
+    /// trusts only checkpoints they cosigned.
+    #[arg(long = "witness", value_name = "VKEY")]
+    witnesses: Vec<String>,
+    /// How many of the witnesses must cosign a checkpoint before
+    /// /api/log/checkpoint serves it (default: all of them).
+    #[arg(long)]
+    witness_quorum: Option<u32>,
+    /// Milliseconds between two passes of the public log's sequencer, each
+    /// logging what was sold meanwhile and signing a checkpoint.
+    #[arg(long, default_value_t = 500)]
+    checkpoint_interval_ms: u64,
+    /// Most leaves in one answer of GET /api/log/leaves.
+    #[arg(long, default_value_t = 1_000)]
+    log_leaves_per_page: u32,
+    /// How the server's log lines are written on stderr.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Most sales one pass of the sequencer logs (one transaction); a
+    /// larger backlog takes passes back to back.
+    #[arg(long, default_value_t = 10_000)]
+    log_max_sales_per_pass: u32,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    match args.log_format {
+        LogFormat::Text => logs.init(),
+        // One JSON object per line, for the operator's log collector.
+        LogFormat::Json => logs.json().init(),
+    }
     let mut config = Config::new(args.data);
     config.addr = args.addr;
     config.web_dir = args.web;
@@ -160,6 +216,13 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.pool_size = args.pool_size;
     config.key_file = args.key_file;
     config.strict_permissions = args.strict_permissions;
+    config.log = eldorado_server::config::LogSettings {
+        witnesses: args.witnesses,
+        quorum: args.witness_quorum,
+        checkpoint_interval: Duration::from_millis(args.checkpoint_interval_ms),
+        leaves_per_page: args.log_leaves_per_page,
+        max_sales_per_pass: args.log_max_sales_per_pass,
+    };
     config.block_poll = std::time::Duration::from_millis(args.block_poll_ms);
     config.limits = Limits {
         header_timeout: Duration::from_millis(args.header_timeout_ms),
@@ -174,6 +237,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         session_cache: args.session_cache,
         session_sweep: Duration::from_secs(args.session_sweep_secs),
         export_deadline: Duration::from_secs(args.export_deadline_secs),
+        report_max_days: args.report_max_days,
     };
     if let (Some(url), Some(file)) = (args.wallet, args.wallet_secret_file) {
         config.wallet = Some(WalletConfig {
@@ -181,6 +245,17 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
             secret: WalletConfig::read_secret(&file)?,
             timeout: Duration::from_millis(args.wallet_timeout_ms),
             retry: Duration::from_millis(args.wallet_retry_ms),
+            ca_pem: args
+                .wallet_ca_file
+                .as_deref()
+                .map(WalletConfig::read_ca_file)
+                .transpose()?,
+            insecure_http: args.wallet_insecure_http,
+            outbox: OutboxConfig {
+                retry_max: Duration::from_millis(args.wallet_retry_max_ms),
+                concurrency: args.wallet_outbox_concurrency,
+                scan: args.wallet_outbox_scan,
+            },
         });
     }
     config.protection = ProtectionDefaults {

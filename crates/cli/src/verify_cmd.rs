@@ -1,10 +1,12 @@
 //! `eldorado verify RECEIPT --key HEX`: the page's checks of a sold ticket,
 //! run offline on a receipt (the `SaleResponse` JSON of
-//! `GET /api/sales/{sale_id}`), so that anyone can check a ticket without
-//! the server or the browser.
+//! `GET /api/sales/{sale_id}`, or the `LoggedReceipt` of
+//! `GET /api/sales/{sale_id}/receipt`, which also carries the sale's proof
+//! on the public record: `verify_record`), so that anyone can check a
+//! ticket without the server or the browser.
 
 use clap::Args;
-use eldorado_api::SaleResponse;
+use eldorado_api::{LoggedReceipt, SaleResponse};
 use eldorado_engine::commit::{verifying_key, MAX_PLAYER_LEN};
 use eldorado_engine::verify::{BalanceChange, Check, Expected};
 use eldorado_engine::{verify_sale, ClientNonce, PublicKeyBytes};
@@ -25,6 +27,17 @@ pub struct VerifyArgs {
     /// Also check the purchase's client nonce (32 hex digits).
     #[arg(long, value_name = "HEX")]
     nonce: Option<String>,
+    /// A witness whose cosignature the receipt's checkpoint must carry
+    /// (its verifier key); repeat for each.
+    #[arg(long = "witness", value_name = "VKEY")]
+    witnesses: Vec<String>,
+    /// How many of the witnesses must have cosigned (default: all).
+    #[arg(long)]
+    quorum: Option<usize>,
+    /// Also check that the receipt's checkpoint is a prefix of this
+    /// server's live log (no fork, no rollback since).
+    #[arg(long, value_name = "URL")]
+    log: Option<String>,
 }
 
 /// What each check establishes, for a reader of the output.
@@ -42,7 +55,9 @@ fn meaning(check: Check) -> &'static str {
         Check::Player => "the ticket was sold to this player",
         Check::ClientNonce => "the sale answers the purchase with this nonce",
         Check::MoneyKind => "the block sells the player's kind of money",
-        Check::Balance => "balance after = balance before − stake + prize",
+        Check::Balance => {
+            "balance after = balance before − stake + prize, both as the operator signed them"
+        }
     }
 }
 
@@ -75,8 +90,38 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
         .transpose()?;
     let text = std::fs::read_to_string(&args.receipt)
         .map_err(|e| format!("cannot read {}: {e}", args.receipt.display()))?;
-    let receipt: SaleResponse = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a receipt: {e}", args.receipt.display()))?;
+    let not_a_receipt =
+        |e: serde_json::Error| format!("{} is not a receipt: {e}", args.receipt.display());
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(not_a_receipt)?;
+    // A receipt with its record carries its inclusion proof.
+    let (receipt, logged) = if value.get("inclusion").is_some() {
+        let logged: LoggedReceipt = serde_json::from_value(value).map_err(not_a_receipt)?;
+        (logged.sale.clone(), Some(logged))
+    } else {
+        (
+            serde_json::from_value::<SaleResponse>(value).map_err(not_a_receipt)?,
+            None,
+        )
+    };
+    let witnesses = crate::verify_record::witness_keys(&args.witnesses)?;
+    let quorum = args.quorum.unwrap_or(witnesses.len());
+    if quorum > witnesses.len() {
+        return Err(format!(
+            "--quorum {quorum}: only {} --witness given",
+            witnesses.len()
+        ));
+    }
+    if logged.is_none() && (args.log.is_some() || !witnesses.is_empty()) {
+        return Err(
+            "--log and --witness check a receipt with its record (GET /api/sales/{id}/receipt)"
+                .to_owned(),
+        );
+    }
+    let log = args
+        .log
+        .as_deref()
+        .map(crate::log_cmd::client::LogClient::new)
+        .transpose()?;
     let expected = Expected {
         player: args.player.as_deref(),
         client_nonce: nonce,
@@ -94,13 +139,32 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
         "receipt: sale {} of block {}, position {}, player {}",
         sale.sale_id, sale.block, sale.ticket.position, sale.player
     );
-    for (check, result) in &report.checks {
+    let mut outcomes: Vec<crate::verify_record::Outcome> = report
+        .checks
+        .iter()
+        .map(|(check, result)| {
+            (
+                (check.code(), meaning(*check)),
+                result.clone().map_err(|why| why.to_string()),
+            )
+        })
+        .collect();
+    if let Some(logged) = &logged {
+        outcomes.extend(crate::verify_record::check(
+            logged,
+            &key,
+            &witnesses,
+            quorum,
+            log.as_ref(),
+        ));
+    }
+    for ((code, meaning), result) in &outcomes {
         match result {
-            Ok(()) => println!("ok      {:<22} {}", check.code(), meaning(*check)),
-            Err(why) => println!("FAILED  {:<22} {}: {why}", check.code(), meaning(*check)),
+            Ok(()) => println!("ok      {code:<22} {meaning}"),
+            Err(why) => println!("FAILED  {code:<22} {meaning}: {why}"),
         }
     }
-    if report.is_verified() {
+    if outcomes.iter().all(|(_, r)| r.is_ok()) {
         let ticket = &sale.ticket;
         println!(
             "VERIFIED: stake {} cents, prize {} cents, {} Extra(s), {} money",
@@ -111,11 +175,10 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
         );
         Ok(ExitCode::SUCCESS)
     } else {
-        let failed: Vec<&str> = report
-            .checks
+        let failed: Vec<&str> = outcomes
             .iter()
             .filter(|(_, r)| r.is_err())
-            .map(|(c, _)| c.code())
+            .map(|((code, _), _)| *code)
             .collect();
         println!("REFUSED: failed {}", failed.join(", "));
         Ok(ExitCode::from(1))

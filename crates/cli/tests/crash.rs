@@ -243,10 +243,22 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
             "sale {id} changed"
         );
     }
+    let logged = every_acknowledged_sale_is_on_the_public_record(addr, &tokens, &acknowledged);
+    let audit = Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(["log", "audit", &format!("http://{addr}")])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the audit runs");
+    assert!(
+        audit.status.success(),
+        "log audit after the kills: {}{}",
+        String::from_utf8_lossy(&audit.stdout),
+        String::from_utf8_lossy(&audit.stderr)
+    );
     server.kill();
     println!(
         "crash test: {KILLS} SIGKILL restarts, {} acknowledged sales, {stored} stored, \
-         {unanswered} unanswered at a kill, money delta {delta} cents",
+         {logged} on the public record, {unanswered} unanswered at a kill, money delta {delta} cents",
         acknowledged.len()
     );
     assert!(stored >= acknowledged.len());
@@ -254,4 +266,64 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
         delta, 0,
         "balances + stakes - prizes must equal the credits"
     );
+}
+
+/// Waits (bounded) until the sequencer has logged every acknowledged sale,
+/// then checks that each one's record is the very sale acknowledged: the
+/// same signed bytes (docs/PROTOCOL.md §9), inclusion-proved against the
+/// newest checkpoint. Returns how many were checked.
+fn every_acknowledged_sale_is_on_the_public_record(
+    addr: SocketAddr,
+    tokens: &[String],
+    acknowledged: &HashMap<u64, Value>,
+) -> usize {
+    use eldorado_engine::transparency::{open_checkpoint, verify_inclusion, LogEntry, LogKey};
+    let (_, config) = http(addr, "GET", "/api/config", None, "").unwrap();
+    let log_key = LogKey::parse(config["log"]["key"].as_str().unwrap()).unwrap();
+    for (id, sale) in acknowledged {
+        let token = &tokens[sale["player"].as_str().unwrap()["crash-".len()..]
+            .parse::<usize>()
+            .unwrap()];
+        let started = Instant::now();
+        let index = loop {
+            let (_, reply) =
+                http(addr, "GET", &format!("/api/sales/{id}"), Some(token), "").unwrap();
+            if let Some(index) = reply["log_index"].as_u64() {
+                break index;
+            }
+            assert!(started.elapsed() < ROUND_LIMIT, "sale {id} never logged");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let note = reqwest::blocking::get(format!("http://{addr}/api/log/checkpoint/latest"))
+            .unwrap()
+            .text()
+            .unwrap();
+        let checkpoint = open_checkpoint(note.as_bytes(), &log_key, &[], 0).unwrap();
+        let path = format!("/api/log/leaves?start={index}&end={}", index + 1);
+        let (status, leaves) = http(addr, "GET", &path, None, "").unwrap();
+        assert_eq!(status, 200, "{leaves}");
+        let leaf = hex::decode(leaves["leaves"][0].as_str().unwrap()).unwrap();
+        let signed: eldorado_engine::SignedSale = serde_json::from_value(sale.clone()).unwrap();
+        assert_eq!(
+            leaf,
+            LogEntry::of_sale(&signed).unwrap().to_leaf().unwrap(),
+            "the record of sale {id} is not the sale acknowledged"
+        );
+        let path = format!(
+            "/api/log/proof/inclusion?index={index}&size={}",
+            checkpoint.size
+        );
+        let (status, proof) = http(addr, "GET", &path, None, "").unwrap();
+        assert_eq!(status, 200, "{proof}");
+        let proof: eldorado_api::InclusionProof = serde_json::from_value(proof).unwrap();
+        verify_inclusion(
+            &leaf,
+            index,
+            checkpoint.size,
+            &checkpoint.root,
+            &proof.hashes,
+        )
+        .unwrap_or_else(|e| panic!("sale {id}: {e}"));
+    }
+    acknowledged.len()
 }

@@ -40,6 +40,9 @@ fn genuine_receipt() -> (Value, String) {
         player: "casino-7731".to_owned(),
         sold_at_ms: 1_796_200_000_000,
         client_nonce: ClientNonce::from_hex(NONCE).unwrap(),
+        // A V3 sale: the operator signs the balances too.
+        balance_before_cents: Some(1_000),
+        balance_after_cents: Some(1_000 - ticket.stake_cents + ticket.prize_cents),
         ticket: ticket.clone(),
     }
     .sign(&key)
@@ -51,6 +54,7 @@ fn genuine_receipt() -> (Value, String) {
         balance_after_cents: 1_000 - ticket.stake_cents + ticket.prize_cents,
         revealed: 0,
         complete: false,
+        log_index: None,
     };
     (
         serde_json::to_value(&response).unwrap(),
@@ -237,4 +241,31 @@ fn every_bad_argument_exits_2_with_a_one_line_error() {
         let output = eldorado(&["verify", receipt_path, "--key", &key]);
         assert_eq!(output.status.code(), Some(2), "{receipt_path:?}");
     }
+}
+
+/// Issue 21: both balances shifted by the same amount still tell a
+/// consistent story (after = before − stake + prize), and a V3 receipt
+/// refuses them all the same: the operator signed the true ones.
+#[test]
+fn a_receipt_with_both_balances_shifted_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (receipt, key) = genuine_receipt();
+    let mut shifted = receipt.clone();
+    for field in ["balance_before_cents", "balance_after_cents"] {
+        let value = shifted[field].as_u64().unwrap();
+        shifted[field] = (value + 1_000_000).into();
+    }
+    let output = verify(dir.path(), &shifted, &["--key", &key]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAILED  balance"), "{text}");
+    // Shifting the signed ones as well breaks the operator's signature.
+    for field in ["balance_before_cents", "balance_after_cents"] {
+        let value = shifted["sale"][field].as_u64().unwrap();
+        shifted["sale"][field] = (value + 1_000_000).into();
+    }
+    let output = verify(dir.path(), &shifted, &["--key", &key]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAILED  sale_signature"), "{text}");
 }

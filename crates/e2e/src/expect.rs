@@ -118,6 +118,9 @@ pub fn history_result(prize_cents: u64, lang: Lang) -> String {
     }
 }
 
+/// The badge of a ticket verified and proved on the public record.
+pub const ON_RECORD: &str = "✓ Vérifié — inscrit au registre public";
+
 #[cfg(test)]
 mod tests {
     use super::*;

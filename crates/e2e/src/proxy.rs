@@ -1,6 +1,8 @@
 //! A man in the middle, inside the test harness only: forwards everything
-//! to the real server and lets the test rewrite the JSON of sale answers
-//! (`POST /api/sales`), as a compromised network or server would.
+//! to the real server and lets the test rewrite chosen answers (the JSON of
+//! sale answers, `POST /api/sales`, by default; any path's body with
+//! [`TamperProxy::with_rules`]), as a compromised network or a dishonest
+//! operator showing one page what it hides from the others would.
 
 use crate::api::{http_client, HttpClient};
 use bytes::Bytes;
@@ -20,6 +22,45 @@ use tokio::task::JoinHandle;
 /// Rewrites a sale answer in place.
 pub type Tamper = dyn Fn(&mut Value) + Send + Sync;
 
+/// Rewrites the successful answers to one method and path (the query
+/// string aside): the body as JSON, or as text (a signed note).
+pub struct Rule {
+    pub method: Method,
+    pub path: String,
+    pub rewrite: Rewrite,
+}
+
+pub enum Rewrite {
+    Json(Box<Tamper>),
+    Text(Box<dyn Fn(&str) -> String + Send + Sync>),
+}
+
+impl Rule {
+    pub fn json(
+        method: Method,
+        path: &str,
+        tamper: impl Fn(&mut Value) + Send + Sync + 'static,
+    ) -> Rule {
+        Rule {
+            method,
+            path: path.to_owned(),
+            rewrite: Rewrite::Json(Box::new(tamper)),
+        }
+    }
+
+    pub fn text(
+        method: Method,
+        path: &str,
+        tamper: impl Fn(&str) -> String + Send + Sync + 'static,
+    ) -> Rule {
+        Rule {
+            method,
+            path: path.to_owned(),
+            rewrite: Rewrite::Text(Box::new(tamper)),
+        }
+    }
+}
+
 pub struct TamperProxy {
     pub base: String,
     tampered: Arc<AtomicUsize>,
@@ -29,12 +70,23 @@ pub struct TamperProxy {
 struct Shared {
     upstream: String,
     http: HttpClient,
-    tamper: Box<Tamper>,
+    rules: Vec<Rule>,
     tampered: Arc<AtomicUsize>,
 }
 
 impl TamperProxy {
+    /// Rewrites every successful `POST /api/sales` answer with `tamper`.
     pub async fn start(upstream: &str, tamper: Box<Tamper>) -> TamperProxy {
+        let rule = Rule {
+            method: Method::POST,
+            path: "/api/sales".to_owned(),
+            rewrite: Rewrite::Json(tamper),
+        };
+        TamperProxy::with_rules(upstream, vec![rule]).await
+    }
+
+    /// Rewrites the successful answers each rule matches.
+    pub async fn with_rules(upstream: &str, rules: Vec<Rule>) -> TamperProxy {
         let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
             .await
             .expect("bind the proxy");
@@ -43,7 +95,7 @@ impl TamperProxy {
         let shared = Arc::new(Shared {
             upstream: upstream.trim_end_matches('/').to_owned(),
             http: http_client(),
-            tamper,
+            rules,
             tampered: Arc::clone(&tampered),
         });
         let task = tokio::spawn(async move {
@@ -70,7 +122,7 @@ impl TamperProxy {
         }
     }
 
-    /// How many sale answers were rewritten.
+    /// How many answers were rewritten.
     pub fn tampered(&self) -> usize {
         self.tampered.load(Ordering::SeqCst)
     }
@@ -98,7 +150,10 @@ async fn try_forward(
     request: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, String> {
     let (parts, body) = request.into_parts();
-    let is_sale = parts.method == Method::POST && parts.uri.path() == "/api/sales";
+    let rule = shared
+        .rules
+        .iter()
+        .find(|rule| rule.method == parts.method && rule.path == parts.uri.path());
     let body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let mut upstream = Request::builder()
@@ -117,11 +172,22 @@ async fn try_forward(
         .map_err(|e| e.to_string())?;
     let (mut parts, body) = answer.into_parts();
     let mut body = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
-    if is_sale && parts.status.is_success() {
-        let mut json: Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
-        (shared.tamper)(&mut json);
+    if let Some(rule) = rule.filter(|_| parts.status.is_success()) {
+        body = match &rule.rewrite {
+            Rewrite::Json(tamper) => {
+                let mut json: Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
+                tamper(&mut json);
+                Bytes::from(serde_json::to_vec(&json).map_err(|e| e.to_string())?)
+            }
+            Rewrite::Text(tamper) => {
+                let text = std::str::from_utf8(&body).map_err(|e| e.to_string())?;
+                Bytes::from(tamper(text))
+            }
+        };
         shared.tampered.fetch_add(1, Ordering::SeqCst);
-        body = Bytes::from(serde_json::to_vec(&json).map_err(|e| e.to_string())?);
+        // A rewritten answer is not the one the server's validators name.
+        parts.headers.remove(header::ETAG);
+        parts.headers.remove(header::CACHE_CONTROL);
     }
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.remove(header::TRANSFER_ENCODING);

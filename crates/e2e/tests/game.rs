@@ -194,8 +194,12 @@ impl Game<'_> {
                 .await;
             }
         }
+        // The ticket's sale is proved on the cosigned public record shortly
+        // after the sale: the badge then says so.
         let end = b
-            .wait("the end of the ticket", PageState::ready_to_play)
+            .wait("the end of the ticket, on the public record", |s| {
+                s.ready_to_play() && s.verified.as_deref() == Some(expect::ON_RECORD)
+            })
             .await;
         assert_eq!(
             end.balance.as_deref(),
@@ -209,7 +213,6 @@ impl Game<'_> {
             text: expect::you_win(ticket.prize_cents, Lang::Fr),
         });
         assert_eq!(end.popup, popup, "window after ticket {}", ticket.position);
-        assert_eq!(end.verified.as_deref(), Some("✓ Vérifié"));
         let live = end.live.as_deref().unwrap_or("");
         assert!(
             live.contains(&spoken_grid(ticket, extras, Lang::Fr))

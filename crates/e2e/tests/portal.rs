@@ -209,10 +209,15 @@ impl Session<'_> {
         }
         let end = b
             .wait("the end of the ticket", |s| {
-                s.ready_to_play() && s.balance.as_deref() == Some(&money(balance_after, Lang::Fr))
+                s.ready_to_play()
+                    && s.balance.as_deref() == Some(&money(balance_after, Lang::Fr))
+                    && s.verified.as_deref() == Some(eldorado_e2e::expect::ON_RECORD)
             })
             .await;
-        assert_eq!(end.verified.as_deref(), Some("✓ Vérifié"));
+        assert_eq!(
+            end.verified.as_deref(),
+            Some(eldorado_e2e::expect::ON_RECORD)
+        );
         end
     }
 }

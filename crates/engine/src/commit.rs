@@ -14,6 +14,10 @@ use sha2::{Digest, Sha256};
 pub const LEAF_TAG: &[u8] = b"ELDORADO-LEAF-V1";
 pub const COMMIT_TAG: &[u8] = b"ELDORADO-COMMIT-V2";
 pub const SALE_TAG: &[u8] = b"ELDORADO-SALE-V2";
+/// The sale layout that signs the buyer's balances and leaves the Merkle
+/// proof out (it is checked against the signed commitment's root anyway):
+/// what the public log records (docs/PROTOCOL.md).
+pub const SALE_TAG_V3: &[u8] = b"ELDORADO-SALE-V3";
 /// Longest player id a sale can carry, in UTF-8 bytes.
 pub const MAX_PLAYER_LEN: usize = 255;
 
@@ -110,6 +114,21 @@ impl Commitment {
         bytes
     }
 
+    /// Reads [`Commitment::canonical_bytes`] back; `None` unless `bytes` is
+    /// exactly one commitment with a known money byte.
+    pub fn parse(bytes: &[u8]) -> Option<Commitment> {
+        let mut r = ByteReader(bytes.strip_prefix(COMMIT_TAG)?);
+        let commitment = Commitment {
+            block: r.u64()?,
+            stake_cents: r.u64()?,
+            tickets: r.u32()?,
+            money: Money::from_byte(r.array::<1>()?[0])?,
+            prize_table: Hash(r.array()?),
+            root: Hash(r.array()?),
+        };
+        r.0.is_empty().then_some(commitment)
+    }
+
     pub fn sign(self, key: &SigningKey) -> SignedCommitment {
         let signature = SignatureBytes(key.sign(&self.canonical_bytes()).to_bytes());
         SignedCommitment {
@@ -171,6 +190,8 @@ pub enum SignatureError {
     Invalid,
     #[error("the player id is over {MAX_PLAYER_LEN} bytes or the proof over 255 hashes")]
     FieldTooLong,
+    #[error("the sale carries one balance without the other")]
+    PartialBalances,
 }
 
 fn verify_bytes(
@@ -188,7 +209,7 @@ pub fn verifying_key(key: &PublicKeyBytes) -> Result<VerifyingKey, SignatureErro
     VerifyingKey::from_bytes(&key.0).map_err(|_| SignatureError::BadKey)
 }
 
-fn verify_with(
+pub(crate) fn verify_with(
     key: &VerifyingKey,
     message: &[u8],
     signature: &SignatureBytes,
@@ -229,14 +250,141 @@ pub struct Sale {
     /// The buyer's nonce from the purchase request (all zeros when an API
     /// client sent none): binds this signature to that one request.
     pub client_nonce: ClientNonce,
+    /// The buyer's balance before and after the sale, signed from layout
+    /// V3 on: both present (V3) or both absent (a V2 receipt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_before_cents: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_after_cents: Option<u64>,
+}
+
+/// A V3 sale as the public log records it: everything the operator signs,
+/// the ticket by its leaf hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoggedSale {
+    pub sale_id: u64,
+    pub block: u64,
+    pub tickets: u32,
+    pub position: u32,
+    pub ticket_leaf: Hash,
+    pub player: String,
+    pub sold_at_ms: u64,
+    pub client_nonce: ClientNonce,
+    pub balance_before_cents: u64,
+    pub balance_after_cents: u64,
+}
+
+impl LoggedSale {
+    /// The V3 signed bytes.
+    pub fn canonical_bytes(&self) -> Result<Vec<u8>, SignatureError> {
+        let player = self.player.as_bytes();
+        if player.len() > MAX_PLAYER_LEN {
+            return Err(SignatureError::FieldTooLong);
+        }
+        let mut bytes = Vec::with_capacity(SALE_TAG_V3.len() + 109 + player.len());
+        bytes.extend_from_slice(SALE_TAG_V3);
+        bytes.extend_from_slice(&self.sale_id.to_be_bytes());
+        bytes.extend_from_slice(&self.block.to_be_bytes());
+        bytes.extend_from_slice(&self.tickets.to_be_bytes());
+        bytes.extend_from_slice(&self.position.to_be_bytes());
+        bytes.extend_from_slice(&self.ticket_leaf.0);
+        bytes.push(player.len() as u8);
+        bytes.extend_from_slice(player);
+        bytes.extend_from_slice(&self.sold_at_ms.to_be_bytes());
+        bytes.extend_from_slice(&self.client_nonce.0);
+        bytes.extend_from_slice(&self.balance_before_cents.to_be_bytes());
+        bytes.extend_from_slice(&self.balance_after_cents.to_be_bytes());
+        Ok(bytes)
+    }
+
+    /// Reads [`LoggedSale::canonical_bytes`] back; `None` unless `bytes` is
+    /// exactly one V3 sale.
+    pub fn parse(bytes: &[u8]) -> Option<LoggedSale> {
+        let mut r = ByteReader(bytes.strip_prefix(SALE_TAG_V3)?);
+        let sale = LoggedSale {
+            sale_id: r.u64()?,
+            block: r.u64()?,
+            tickets: r.u32()?,
+            position: r.u32()?,
+            ticket_leaf: Hash(r.array()?),
+            player: {
+                let len = usize::from(r.array::<1>()?[0]);
+                String::from_utf8(r.take(len)?.to_vec()).ok()?
+            },
+            sold_at_ms: r.u64()?,
+            client_nonce: ClientNonce(r.array()?),
+            balance_before_cents: r.u64()?,
+            balance_after_cents: r.u64()?,
+        };
+        r.0.is_empty().then_some(sale)
+    }
+
+    pub fn verify(
+        &self,
+        operator: &VerifyingKey,
+        signature: &SignatureBytes,
+    ) -> Result<(), SignatureError> {
+        verify_with(operator, &self.canonical_bytes()?, signature)
+    }
+}
+
+/// Reads big-endian fields off the front of a byte string.
+pub(crate) struct ByteReader<'a>(pub(crate) &'a [u8]);
+
+impl<'a> ByteReader<'a> {
+    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    pub(crate) fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        self.array().map(u64::from_be_bytes)
+    }
+    pub(crate) fn u32(&mut self) -> Option<u32> {
+        self.array().map(u32::from_be_bytes)
+    }
 }
 
 impl Sale {
+    /// The V3 form of this sale, `None` for a V2 sale (no balances).
+    pub fn logged(&self) -> Result<Option<LoggedSale>, SignatureError> {
+        match (self.balance_before_cents, self.balance_after_cents) {
+            (Some(before), Some(after)) => Ok(Some(LoggedSale {
+                sale_id: self.sale_id,
+                block: self.block,
+                tickets: self.tickets,
+                position: self.ticket.position,
+                ticket_leaf: self.leaf(),
+                player: self.player.clone(),
+                sold_at_ms: self.sold_at_ms,
+                client_nonce: self.client_nonce,
+                balance_before_cents: before,
+                balance_after_cents: after,
+            })),
+            (None, None) => Ok(None),
+            _ => Err(SignatureError::PartialBalances),
+        }
+    }
+
     pub fn leaf(&self) -> Hash {
         leaf_hash(self.block, &self.ticket)
     }
 
+    /// The signed bytes: V3 when the sale carries balances, else V2.
     pub fn canonical_bytes(&self) -> Result<Vec<u8>, SignatureError> {
+        match self.logged()? {
+            Some(logged) => logged.canonical_bytes(),
+            None => self.canonical_bytes_v2(),
+        }
+    }
+
+    fn canonical_bytes_v2(&self) -> Result<Vec<u8>, SignatureError> {
         let player = self.player.as_bytes();
         if player.len() > MAX_PLAYER_LEN || self.proof.len() > usize::from(u8::MAX) {
             return Err(SignatureError::FieldTooLong);
@@ -288,6 +436,10 @@ struct FlatSignedSale {
     player: String,
     sold_at_ms: u64,
     client_nonce: ClientNonce,
+    #[serde(default)]
+    balance_before_cents: Option<u64>,
+    #[serde(default)]
+    balance_after_cents: Option<u64>,
     signature: SignatureBytes,
 }
 
@@ -303,6 +455,8 @@ impl From<FlatSignedSale> for SignedSale {
                 player: f.player,
                 sold_at_ms: f.sold_at_ms,
                 client_nonce: f.client_nonce,
+                balance_before_cents: f.balance_before_cents,
+                balance_after_cents: f.balance_after_cents,
             },
             signature: f.signature,
         }

@@ -16,9 +16,10 @@ pub mod prize_table;
 pub mod stake;
 pub mod symbol;
 pub mod ticket;
+pub mod transparency;
 pub mod verify;
 
-pub use commit::{Commitment, Money, Sale, SignedCommitment, SignedSale};
+pub use commit::{Commitment, LoggedSale, Money, Sale, SignedCommitment, SignedSale};
 pub use ed25519_dalek::SigningKey;
 pub use fixed_bytes::{ClientNonce, Hash, PublicKeyBytes, Salt, SignatureBytes};
 pub use generate::{generate_block, Block, Params};

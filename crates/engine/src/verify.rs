@@ -42,7 +42,8 @@ pub enum Check {
     ClientNonce,
     /// The block sells the kind of money the player plays with.
     MoneyKind,
-    /// The new balance is the old one, less the stake, plus the prize.
+    /// The new balance is the old one, less the stake, plus the prize; on a
+    /// V3 sale both are the balances the operator signed.
     Balance,
 }
 
@@ -376,15 +377,27 @@ fn run_checks(
                     .before_cents
                     .checked_sub(ticket.stake_cents)
                     .and_then(|rest| rest.checked_add(ticket.prize_cents));
-                ensure(computed == Some(balance.after_cents), || {
-                    format!(
-                        "balance {} cents after the sale, expected {} − {} + {} cents",
-                        balance.after_cents,
-                        balance.before_cents,
-                        ticket.stake_cents,
-                        ticket.prize_cents
-                    )
-                })
+                let signed = (inner.balance_before_cents, inner.balance_after_cents);
+                match signed {
+                    // A V3 sale signs the balances: the ones shown must be those.
+                    (Some(before), Some(after))
+                        if (before, after) != (balance.before_cents, balance.after_cents) =>
+                    {
+                        Err(format!(
+                            "balances {} → {} cents shown, {before} → {after} cents signed",
+                            balance.before_cents, balance.after_cents
+                        ))
+                    }
+                    _ => ensure(computed == Some(balance.after_cents), || {
+                        format!(
+                            "balance {} cents after the sale, expected {} − {} + {} cents",
+                            balance.after_cents,
+                            balance.before_cents,
+                            ticket.stake_cents,
+                            ticket.prize_cents
+                        )
+                    }),
+                }
             }
         };
         checks.push((check, result));

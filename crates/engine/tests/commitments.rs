@@ -68,6 +68,8 @@ fn fixture(position: u32) -> (SignedSale, SignedCommitment, PublicKeyBytes) {
         player: PLAYER.to_owned(),
         sold_at_ms: 1_780_000_000_000,
         client_nonce: NONCE,
+        balance_before_cents: None,
+        balance_after_cents: None,
     }
     .sign(&key)
     .unwrap();
@@ -319,6 +321,8 @@ fn a_block_made_for_one_buyer_is_refused_even_if_signed() {
         player: PLAYER.to_owned(),
         sold_at_ms: 1,
         client_nonce: NONCE,
+        balance_before_cents: None,
+        balance_after_cents: None,
     }
     .sign(&key)
     .unwrap();
@@ -453,6 +457,8 @@ fn the_protocol_worked_example_of_a_v2_sale() {
         player: "alice".to_owned(),
         sold_at_ms: 1_796_200_000_000,
         client_nonce: ClientNonce::from_hex("00112233445566778899aabbccddeeff").unwrap(),
+        balance_before_cents: None,
+        balance_after_cents: None,
     };
     let bytes = sale.canonical_bytes().unwrap();
     let key = signing_key_from_secret([7; 32]);
@@ -582,4 +588,49 @@ fn remembered_commitments_are_bounded() {
         verified.verify(&commitment, &operator).unwrap();
     }
     assert_eq!(verified.len(), VerifiedCommitments::CAPACITY);
+}
+
+/// [`fixture`]'s sale in layout V3: the balances of [`purchase`] signed.
+fn fixture_v3(position: u32) -> (SignedSale, SignedCommitment, PublicKeyBytes) {
+    let (signed, commitment, key) = fixture(position);
+    let mut sale = signed.sale;
+    sale.balance_before_cents = Some(1_000);
+    sale.balance_after_cents = Some(1_000 - 100 + 2_500);
+    (sale.sign(&operator_key()).unwrap(), commitment, key)
+}
+
+#[test]
+fn a_v3_sale_signs_its_balances_and_shows_only_those() {
+    let (sale, commitment, key) = fixture_v3(2);
+    assert!(sale
+        .sale
+        .canonical_bytes()
+        .unwrap()
+        .starts_with(b"ELDORADO-SALE-V3"));
+    let report = verify_sale(&sale, &commitment, &key, &purchase(100, &commitment));
+    assert!(report.is_verified(), "{:?}", report.first_failure());
+
+    // Both balances shifted alike: the arithmetic holds, the signature does not.
+    let mut shown = purchase(100, &commitment);
+    shown.balance = Some(BalanceChange {
+        before_cents: 1_000 + 1_000_000,
+        after_cents: 1_000 - 100 + 2_500 + 1_000_000,
+    });
+    assert_eq!(
+        failures(verify_sale(&sale, &commitment, &key, &shown)),
+        vec![Check::Balance]
+    );
+
+    // The signed balances changed in the sale itself: its signature fails.
+    let mut forged = sale.clone();
+    forged.sale.balance_before_cents = Some(1_000 + 1_000_000);
+    forged.sale.balance_after_cents = Some(1_000 - 100 + 2_500 + 1_000_000);
+    assert!(
+        failures(verify_sale(&forged, &commitment, &key, &shown)).contains(&Check::SaleSignature)
+    );
+
+    // One balance dropped: neither layout, refused.
+    let mut half = sale;
+    half.sale.balance_after_cents = None;
+    assert!(failures(verify_receipt(&half, &commitment, &key)).contains(&Check::SaleSignature));
 }

@@ -64,6 +64,8 @@ pub struct BlockBook {
     filling: Mutex<()>,
     /// A background refresh is running.
     refreshing: AtomicBool,
+    /// This server holds the generation lease (and generates) right now.
+    holding_lease: AtomicBool,
     /// A refresh was asked for since the running one started.
     again: AtomicBool,
     /// Refreshes (generations among them) that failed or panicked since the
@@ -92,6 +94,7 @@ impl BlockBook {
             old: Mutex::new(VecDeque::new()),
             filling: Mutex::new(()),
             refreshing: AtomicBool::new(false),
+            holding_lease: AtomicBool::new(false),
             again: AtomicBool::new(false),
             failures: AtomicU64::new(0),
         }))
@@ -191,7 +194,10 @@ impl BlockBook {
         let _one_filler = self.filling.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(_lease) = self.store.try_generation_lease()? {
-                return self.fill_under_lease();
+                self.holding_lease.store(true, Ordering::SeqCst);
+                let filled = self.fill_under_lease();
+                self.holding_lease.store(false, Ordering::SeqCst);
+                return filled;
             }
             if !wait || self.supply_is_full(&self.store.blocks()?) {
                 return Ok(());
@@ -267,6 +273,7 @@ impl BlockBook {
                     elapsed_ms = started.elapsed().as_millis() as u64,
                     "block generated and committed"
                 );
+                metrics::histogram!(crate::metrics::BLOCK_SECONDS).record(started.elapsed());
                 Ok(())
             }
             Err(e) => {
@@ -337,6 +344,11 @@ impl BlockBook {
             self.fill(false)?;
         }
         Ok(())
+    }
+
+    /// This server holds the generation lease right now (`/metrics`).
+    pub fn holds_lease(&self) -> bool {
+        self.holding_lease.load(Ordering::SeqCst)
     }
 
     /// False while the last generation failed or panicked and no later one

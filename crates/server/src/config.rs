@@ -57,12 +57,46 @@ pub struct Config {
     /// `--strict-permissions`: refuse to start while a file of the data
     /// directory can be read by other users (otherwise each is warned of).
     pub strict_permissions: bool,
+    /// The public record: its witnesses and how it is published.
+    pub log: LogSettings,
 }
 
-/// `--wallet URL --wallet-secret-file F --wallet-timeout-ms --wallet-retry-ms`.
+/// `--witness VKEY... --witness-quorum N --checkpoint-interval-ms
+/// --log-leaves-per-page --log-max-sales-per-pass`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogSettings {
+    /// The witnesses' cosignature verifier keys (`<name>+<id>+<base64>`).
+    pub witnesses: Vec<String>,
+    /// How many of them must cosign a checkpoint before it is served as
+    /// `/api/log/checkpoint`; `None`: all of them.
+    pub quorum: Option<u32>,
+    /// How often the sequencer logs what was stored and signs a checkpoint.
+    pub checkpoint_interval: Duration,
+    /// Most leaves in one answer of `/api/log/leaves`.
+    pub leaves_per_page: u32,
+    /// Most sales one sequencer pass logs (one transaction).
+    pub max_sales_per_pass: u32,
+}
+
+impl Default for LogSettings {
+    fn default() -> LogSettings {
+        LogSettings {
+            witnesses: Vec::new(),
+            quorum: None,
+            checkpoint_interval: Duration::from_millis(500),
+            leaves_per_page: 1000,
+            max_sales_per_pass: 10_000,
+        }
+    }
+}
+
+/// `--wallet URL --wallet-secret-file F --wallet-timeout-ms --wallet-retry-ms
+/// [--wallet-ca-file PEM] [--wallet-insecure-http]`.
 #[derive(Clone)]
 pub struct WalletConfig {
-    /// The base URL: calls go to `{url}/debit` and so on.
+    /// The base URL: calls go to `{url}/debit` and so on. `https://`, or
+    /// `http://` to a loopback address (a TLS proxy beside the server), or
+    /// to any address with `insecure_http`.
     pub url: String,
     /// The HMAC key shared with the operator (the secret file's content).
     pub secret: Vec<u8>,
@@ -70,6 +104,36 @@ pub struct WalletConfig {
     pub timeout: Duration,
     /// How often unacknowledged credits and rollbacks are sent again.
     pub retry: Duration,
+    /// `--wallet-ca-file`: PEM certificates trusted for the wallet's TLS
+    /// besides the system's roots (an operator's own CA).
+    pub ca_pem: Option<Vec<u8>>,
+    /// `--wallet-insecure-http`: plain HTTP to a wallet that is not on
+    /// this machine (a private network the operator vouches for).
+    pub insecure_http: bool,
+    /// How the outbox worker sends queued credits and rollbacks again.
+    pub outbox: OutboxConfig,
+}
+
+/// `--wallet-retry-max-ms --wallet-outbox-concurrency --wallet-outbox-scan`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxConfig {
+    /// Longest wait between two attempts of one item: each failure doubles
+    /// the item's wait from `--wallet-retry-ms` up to this.
+    pub retry_max: Duration,
+    /// Calls in flight at once.
+    pub concurrency: usize,
+    /// Queued items read per pass (the oldest first).
+    pub scan: u32,
+}
+
+impl Default for OutboxConfig {
+    fn default() -> OutboxConfig {
+        OutboxConfig {
+            retry_max: Duration::from_millis(8_000),
+            concurrency: 16,
+            scan: 10_000,
+        }
+    }
 }
 
 impl std::fmt::Debug for WalletConfig {
@@ -79,6 +143,8 @@ impl std::fmt::Debug for WalletConfig {
             .field("url", &self.url)
             .field("timeout", &self.timeout)
             .field("retry", &self.retry)
+            .field("ca_pem", &self.ca_pem.is_some())
+            .field("insecure_http", &self.insecure_http)
             .finish_non_exhaustive()
     }
 }
@@ -100,6 +166,58 @@ impl WalletConfig {
             ));
         }
         Ok(secret.to_vec())
+    }
+
+    /// Reads `--wallet-ca-file`: one or more PEM certificates, refused at
+    /// start when unreadable or holding none.
+    pub fn read_ca_file(file: &std::path::Path) -> Result<Vec<u8>, String> {
+        let pem =
+            std::fs::read(file).map_err(|e| format!("--wallet-ca-file {}: {e}", file.display()))?;
+        match reqwest::Certificate::from_pem_bundle(&pem) {
+            Ok(certificates) if !certificates.is_empty() => Ok(pem),
+            Ok(_) => Err(format!(
+                "--wallet-ca-file {}: no PEM certificate in it",
+                file.display()
+            )),
+            Err(e) => Err(format!("--wallet-ca-file {}: {e}", file.display())),
+        }
+    }
+
+    /// Why `url` may not be the wallet's, if it may not: only `https://`,
+    /// or `http://` to this machine, or with `insecure_http` anywhere.
+    fn url_problem(&self) -> Option<String> {
+        let parsed = match reqwest::Url::parse(&self.url) {
+            Ok(url) if url.host().is_some() && !self.url.contains(char::is_whitespace) => url,
+            _ => {
+                return Some(format!(
+                    "--wallet {:?}: give the https:// base URL of the operator's wallet API",
+                    self.url
+                ))
+            }
+        };
+        match parsed.scheme() {
+            "https" => None,
+            "http" if self.insecure_http || is_loopback(&parsed) => None,
+            "http" => Some(format!(
+                "--wallet {:?}: plain http:// to another machine would send the wallet calls \
+                 and their signatures in clear; use https:// (--wallet-ca-file for an own CA), \
+                 or --wallet-insecure-http on a network you trust",
+                self.url
+            )),
+            _ => Some(format!(
+                "--wallet {:?}: give the https:// base URL of the operator's wallet API",
+                self.url
+            )),
+        }
+    }
+}
+
+fn is_loopback(url: &reqwest::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
     }
 }
 
@@ -135,6 +253,8 @@ pub struct Limits {
     pub session_sweep: Duration,
     /// Longest time a block export may take to send.
     pub export_deadline: Duration,
+    /// Most days one daily report covers (`--report-max-days`).
+    pub report_max_days: u32,
 }
 
 impl Default for Limits {
@@ -152,6 +272,7 @@ impl Default for Limits {
             session_cache: 100_000,
             session_sweep: Duration::from_secs(600),
             export_deadline: Duration::from_secs(600),
+            report_max_days: 366,
         }
     }
 }
@@ -185,6 +306,7 @@ impl Config {
             wallet: None,
             protection: ProtectionDefaults::default(),
             strict_permissions: false,
+            log: LogSettings::default(),
         }
     }
 
@@ -235,6 +357,16 @@ impl Config {
 
     /// Refuses combinations that must never run.
     pub fn check(&self) -> Result<(), String> {
+        if self.log.checkpoint_interval.is_zero()
+            || self.log.leaves_per_page == 0
+            || self.log.max_sales_per_pass == 0
+        {
+            return Err(
+                "--checkpoint-interval-ms, --log-leaves-per-page and --log-max-sales-per-pass \
+                 must be above 0"
+                    .to_owned(),
+            );
+        }
         if self.demo_seed.is_some() && !self.demo && self.wallet.is_none() {
             return Err(
                 "--demo-seed makes every ticket predictable: it is refused unless --demo is given \
@@ -243,23 +375,23 @@ impl Config {
             );
         }
         if let Some(wallet) = &self.wallet {
-            // The client speaks plain HTTP: TLS to the operator is ended by
-            // a proxy beside the server.
-            let ok = wallet
-                .url
-                .strip_prefix("http://")
-                .is_some_and(|rest| !rest.is_empty() && !rest.contains(char::is_whitespace));
-            if !ok {
-                return Err(format!(
-                    "--wallet {:?}: give the http:// base URL of the operator's wallet API",
-                    wallet.url
-                ));
+            if let Some(problem) = wallet.url_problem() {
+                return Err(problem);
             }
             if wallet.secret.is_empty() {
                 return Err("--wallet-secret-file: the secret is empty".to_owned());
             }
             if wallet.timeout.is_zero() || wallet.retry.is_zero() {
                 return Err("--wallet-timeout-ms and --wallet-retry-ms must be above 0".to_owned());
+            }
+            if wallet.outbox.retry_max < wallet.retry {
+                return Err("--wallet-retry-max-ms must be at least --wallet-retry-ms".to_owned());
+            }
+            if wallet.outbox.concurrency == 0 || wallet.outbox.scan == 0 {
+                return Err(
+                    "--wallet-outbox-concurrency and --wallet-outbox-scan must be above 0"
+                        .to_owned(),
+                );
             }
         }
         let ancestors_ok = !self.frame_ancestors.trim().is_empty()
@@ -324,6 +456,7 @@ impl Config {
             ("--sales-per-second", l.sales_per_second.into()),
             ("--launches-per-minute", l.launches_per_minute.into()),
             ("--session-cache", l.session_cache as u64),
+            ("--report-max-days", l.report_max_days.into()),
         ];
         for (flag, value) in counts {
             if value == 0 {
@@ -378,6 +511,9 @@ mod tests {
             secret: b"s3cret".to_vec(),
             timeout: WalletConfig::DEFAULT_TIMEOUT,
             retry: WalletConfig::DEFAULT_RETRY,
+            ca_pem: None,
+            insecure_http: true,
+            outbox: OutboxConfig::default(),
         });
         assert_eq!(config.moneys(), vec![Money::Real]);
         assert!(config.check().is_ok(), "no --demo needed with --wallet");
@@ -386,14 +522,65 @@ mod tests {
             "the secret is never logged"
         );
         for url in [
-            "https://wallet.example",
             "wallet.internal",
             "http://",
             "http://a b",
+            "ftp://wallet.example",
         ] {
             config.wallet.as_mut().unwrap().url = url.to_owned();
             assert!(config.check().unwrap_err().contains("--wallet"), "{url}");
         }
+    }
+
+    #[test]
+    fn plain_http_reaches_only_this_machine_unless_the_operator_says_otherwise() {
+        let mut config = Config::new("/tmp/unused");
+        config.demo = true;
+        let wallet = |url: &str, insecure_http: bool| WalletConfig {
+            url: url.to_owned(),
+            secret: b"s3cret".to_vec(),
+            timeout: WalletConfig::DEFAULT_TIMEOUT,
+            retry: WalletConfig::DEFAULT_RETRY,
+            ca_pem: None,
+            insecure_http,
+            outbox: OutboxConfig::default(),
+        };
+        for url in [
+            "https://wallet.example/eldorado",
+            "https://10.0.0.7:8443",
+            "http://127.0.0.1:9000/wallet",
+            "http://127.8.9.10",
+            "http://[::1]:9000",
+            "http://localhost:9000",
+        ] {
+            config.wallet = Some(wallet(url, false));
+            assert!(config.check().is_ok(), "{url}");
+        }
+        for url in [
+            "http://wallet.internal:9000",
+            "http://10.0.0.7",
+            "http://[2001:db8::1]",
+        ] {
+            config.wallet = Some(wallet(url, false));
+            let refused = config.check().unwrap_err();
+            assert!(
+                refused.contains("--wallet-insecure-http"),
+                "{url}: {refused}"
+            );
+            config.wallet = Some(wallet(url, true));
+            assert!(config.check().is_ok(), "{url} with --wallet-insecure-http");
+        }
+    }
+
+    #[test]
+    fn a_ca_file_without_a_certificate_is_refused_at_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("ca.pem");
+        std::fs::write(&file, "not a certificate\n").unwrap();
+        assert!(WalletConfig::read_ca_file(&file)
+            .unwrap_err()
+            .contains("no PEM certificate"));
+        assert!(WalletConfig::read_ca_file(&dir.path().join("missing.pem")).is_err());
     }
 
     #[test]

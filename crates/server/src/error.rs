@@ -62,6 +62,10 @@ pub enum ApiError {
     /// a rollback then gives it back.
     #[error("the operator's wallet did not answer; nothing was sold, retry")]
     WalletUnavailable,
+    /// The public log has no checkpoint to serve yet (or none cosigned by
+    /// enough witnesses).
+    #[error("the public log has no checkpoint to serve yet, retry")]
+    LogUnavailable,
     #[error("this method is not allowed here")]
     MethodNotAllowed,
     /// The cause is logged, never shown.
@@ -90,6 +94,7 @@ impl ApiError {
             ApiError::Overloaded { .. } => ErrorCode::Overloaded,
             ApiError::Timeout => ErrorCode::Timeout,
             ApiError::WalletUnavailable => ErrorCode::WalletUnavailable,
+            ApiError::LogUnavailable => ErrorCode::LogUnavailable,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
@@ -111,7 +116,8 @@ impl ApiError {
             ApiError::SoldOut
             | ApiError::Overloaded { .. }
             | ApiError::Timeout
-            | ApiError::WalletUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            | ApiError::WalletUnavailable
+            | ApiError::LogUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -167,6 +173,7 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(cause) = &self {
             tracing::error!(%cause, "internal error answered as INTERNAL");
         }
+        metrics::counter!(crate::metrics::ERRORS, "code" => self.code().as_str()).increment(1);
         let mut body = ErrorBody::new(self.code(), self.to_string());
         match &self {
             ApiError::LimitReached(limit) => body.error.limit = Some(*limit),

@@ -45,7 +45,7 @@ pub fn os_random<const N: usize>() -> Result<[u8; N], KeyError> {
 }
 
 /// Reads a 32-byte hex secret, or creates it (0600, never overwriting).
-fn secret_file(path: &Path) -> Result<[u8; 32], KeyError> {
+pub fn secret_file(path: &Path) -> Result<[u8; 32], KeyError> {
     let io = |source| KeyError::Io {
         path: path.display().to_string(),
         source,

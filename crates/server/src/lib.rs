@@ -15,8 +15,12 @@ pub mod exports;
 pub mod keys;
 pub mod launches;
 mod listener;
+pub mod metrics;
 pub mod openapi;
+pub mod outbox_backoff;
+pub mod public_log;
 pub mod rate_limit;
+pub mod reports;
 pub mod routes;
 pub mod sales;
 pub mod seamless_wallet;
@@ -75,17 +79,47 @@ pub async fn serve_on(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let sweeper = tokio::spawn(sweep_sessions(state.clone()));
+    let sequencer = tokio::spawn(sequence_log(state.clone()));
     let outbox = state
         .wallet
         .clone()
         .map(|wallet| tokio::spawn(wallet.run_outbox()));
     let served = listener::serve(listener, state, shutdown).await;
     sweeper.abort();
+    sequencer.abort();
     if let Some(outbox) = outbox {
         outbox.abort();
     }
     served?;
     Ok(())
+}
+
+/// Logs what was stored and signs a checkpoint every
+/// `--checkpoint-interval-ms`, passes back to back while a backlog remains.
+async fn sequence_log(state: AppState) {
+    let mut every = tokio::time::interval(state.config.log.checkpoint_interval);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        loop {
+            let pass = state
+                .blocking(|s| s.sequence_log().map_err(error::ApiError::internal))
+                .await;
+            match pass {
+                Ok(public_log::Sequenced::Appended { size, more }) => {
+                    tracing::debug!(size, "public log checkpoint signed");
+                    if !more {
+                        break;
+                    }
+                }
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::error!(error = %e, "the public log's sequencer failed");
+                    break;
+                }
+            }
+        }
+    }
 }
 
 /// Deletes expired sessions every `--session-sweep-secs`, so the sessions

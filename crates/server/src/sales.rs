@@ -115,6 +115,7 @@ fn writer(
             }
         }
         let requests: Vec<SaleRequest> = batch.iter().map(|j| j.request.clone()).collect();
+        metrics::histogram!(crate::metrics::SALE_BATCH).record(requests.len() as f64);
         // One time for the whole batch: its sales commit together.
         let now_ms = clock.now_ms();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -125,6 +126,7 @@ fn writer(
             Ok(Ok(outcomes)) => {
                 for (job, outcome) in batch.drain(..).zip(outcomes) {
                     if let SaleOutcome::Sold(r) = &outcome {
+                        crate::metrics::sold(r.ticket.stake_cents, r.ticket.prize_cents);
                         let new_block = sold_from.insert(r.block);
                         sold_out |= r.sold_out_block() || new_block;
                     }

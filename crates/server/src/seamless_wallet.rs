@@ -11,26 +11,27 @@
 //!    a rollback of the debit is queued in the same transaction.
 //!
 //! The outbox worker sends queued credits and rollbacks again with the same
-//! transaction id every `--wallet-retry-ms` until the operator answers ok,
-//! across restarts; it also releases rounds that a crash or a lost request
-//! left reserved.
+//! transaction id until the operator answers ok, across restarts: up to
+//! `--wallet-outbox-concurrency` calls at once, each item on its own
+//! backoff (`outbox_backoff`: doubling from `--wallet-retry-ms` to
+//! `--wallet-retry-max-ms`, with jitter), so one failing item or a wallet
+//! that times out never holds up the others. It also releases rounds that a
+//! crash or a lost request left reserved.
 
 use crate::blocks::BlockBook;
 use crate::clock::Clock;
 use crate::config::WalletConfig;
 use crate::error::ApiError;
 use crate::keys::os_random;
+use crate::outbox_backoff::{Backoff, Schedule};
 use crate::store::seamless::{debit_id, OutboxItem, OutboxKind, Release, ReserveOutcome, Settled};
-use crate::store::{SaleOutcome, SaleRequest, Store, StoreResult};
+use crate::store::{QueuedOutboxItem, SaleOutcome, SaleRequest, Store, StoreResult};
 use crate::wallet_client::{NoAnswer, WalletClient};
 use eldorado_api::seamless::{CreditCall, DebitCall, DebitStatus, RollbackCall};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::Notify;
-
-/// Outbox calls sent per pass.
-const OUTBOX_PASS: u32 = 256;
+use tokio::sync::{Notify, Semaphore};
 
 pub struct SeamlessWallet {
     client: WalletClient,
@@ -41,6 +42,23 @@ pub struct SeamlessWallet {
     /// Wakes the outbox worker before its period: something was queued.
     wake: Notify,
     restarts: AtomicU64,
+    /// When each item that failed may be sent again.
+    schedule: Mutex<Schedule>,
+    /// What the last pass saw of the outbox, for `/api/health`.
+    backlog: Mutex<OutboxBacklog>,
+}
+
+/// The outbox as the last pass left it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutboxBacklog {
+    /// Items not acknowledged (at most `--wallet-outbox-scan` counted).
+    pub items: u64,
+    /// When the oldest of them was queued (Unix ms), if any.
+    pub oldest_queued_at_ms: Option<u64>,
+    /// The most failed attempts of one of them.
+    pub most_attempts: u32,
+    /// Calls given up on (answered 409) and not acknowledged since.
+    pub given_up: u64,
 }
 
 /// What one outbox pass did.
@@ -49,6 +67,15 @@ pub struct Drained {
     pub released_rounds: u64,
     pub acknowledged: u64,
     pub failed: u64,
+    /// Answered 409: never sent again (`Store::outbox_given_up`).
+    pub given_up: u64,
+}
+
+/// What became of one call of a pass.
+enum Sent {
+    Acknowledged,
+    Failed,
+    GivenUp,
 }
 
 impl SeamlessWallet {
@@ -66,6 +93,20 @@ impl SeamlessWallet {
             config,
             wake: Notify::new(),
             restarts: AtomicU64::new(0),
+            schedule: Mutex::default(),
+            backlog: Mutex::default(),
+        }
+    }
+
+    /// What the last outbox pass left queued.
+    pub fn backlog(&self) -> OutboxBacklog {
+        *self.backlog.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn backoff(&self) -> Backoff {
+        Backoff {
+            base_ms: self.config.retry.as_millis() as u64,
+            cap_ms: self.config.outbox.retry_max.as_millis() as u64,
         }
     }
 
@@ -128,6 +169,15 @@ impl SeamlessWallet {
                     _ => ApiError::Forbidden("the operator's wallet refused this stake"),
                 })
             }
+            // The wallet holds this debit's id with another body: nothing
+            // of ours was applied under it, and a rollback naming that id
+            // could undo someone else's transaction. Released, never sent
+            // again, and a person must look.
+            Err(NoAnswer::Conflict) => {
+                tracing::error!(round = %round_id, transaction = %call.transaction_id, "the operator's wallet answered 409 to a debit: the round is released without a rollback; reconcile this transaction by hand");
+                self.release(&round_id, Release::Refused).await?;
+                Err(ApiError::WalletUnavailable)
+            }
             Err(e) => {
                 tracing::warn!(error = %e, round = %round_id, "no answer to a debit: rolling it back");
                 self.release(&round_id, Release::NoAnswer).await?;
@@ -143,6 +193,7 @@ impl SeamlessWallet {
         let id = round_id.to_owned();
         match blocking(move || store.settle_round(&id, balance_cents, now_ms)).await? {
             Settled::Sold { record, sold_out } => {
+                crate::metrics::sold(record.ticket.stake_cents, record.ticket.prize_cents);
                 if sold_out || record.ticket.prize_cents > 0 {
                     self.wake.notify_one();
                 }
@@ -171,11 +222,11 @@ impl SeamlessWallet {
         Ok(())
     }
 
-    /// One pass of the outbox worker: releases lost rounds, then sends every
-    /// queued call once. Stops early when the wallet cannot be reached (the
-    /// rest waits for the next pass); a call the wallet answers badly does
-    /// not hold up the others.
-    pub async fn drain(&self) -> Result<Drained, ApiError> {
+    /// One pass of the outbox worker: releases lost rounds, then sends each
+    /// queued call whose wait is over, up to `--wallet-outbox-concurrency`
+    /// at once. Every due item is tried: a timeout or a refusal of one
+    /// only lengthens that item's own wait.
+    pub async fn drain(self: &Arc<Self>) -> Result<Drained, ApiError> {
         let mut drained = Drained::default();
         let store = Arc::clone(&self.store);
         let now_ms = self.clock.now_ms();
@@ -189,30 +240,112 @@ impl SeamlessWallet {
             );
         }
         let store = Arc::clone(&self.store);
-        let due = blocking(move || store.outbox_due(OUTBOX_PASS)).await?;
-        for item in due {
-            let result = self.send(&item).await;
-            let store = Arc::clone(&self.store);
-            let now_ms = self.clock.now_ms();
-            let id = item.transaction_id.clone();
-            match result {
-                Ok(balance_cents) => {
-                    blocking(move || store.outbox_acknowledged(&id, balance_cents, now_ms)).await?;
+        let scan = self.config.outbox.scan;
+        let queued = blocking(move || store.outbox_due(scan)).await?;
+        let now_ms = self.clock.now_ms();
+        let due: Vec<QueuedOutboxItem> = {
+            let mut schedule = self.schedule.lock().unwrap_or_else(|e| e.into_inner());
+            schedule.keep_only(queued.iter().map(|q| q.item.transaction_id.as_str()));
+            queued
+                .iter()
+                .filter(|q| schedule.is_due(&q.item.transaction_id, now_ms))
+                .cloned()
+                .collect()
+        };
+        let permits = Arc::new(Semaphore::new(self.config.outbox.concurrency));
+        let mut sends = tokio::task::JoinSet::new();
+        for queued in due {
+            let permit = Arc::clone(&permits)
+                .acquire_owned()
+                .await
+                .map_err(|e| ApiError::internal(e.to_string()))?;
+            let this = Arc::clone(self);
+            sends.spawn(async move {
+                let acknowledged = this.send_and_record(&queued).await;
+                drop(permit);
+                acknowledged
+            });
+        }
+        let mut settled_ids = std::collections::HashSet::new();
+        let mut failed_ids = std::collections::HashSet::new();
+        while let Some(joined) = sends.join_next().await {
+            match joined.map_err(|e| ApiError::internal(e.to_string()))?? {
+                (id, Sent::Acknowledged) => {
+                    settled_ids.insert(id);
                     drained.acknowledged += 1;
                 }
-                Err(e) => {
-                    tracing::warn!(error = %e, transaction = %item.transaction_id, "the operator's wallet did not acknowledge; will retry");
-                    let unreachable = matches!(e, NoAnswer::Timeout(_) | NoAnswer::Transport(_));
-                    let text = e.to_string();
-                    blocking(move || store.outbox_attempt_failed(&id, &text)).await?;
+                (id, Sent::GivenUp) => {
+                    settled_ids.insert(id);
+                    drained.given_up += 1;
+                }
+                (id, Sent::Failed) => {
+                    failed_ids.insert(id);
                     drained.failed += 1;
-                    if unreachable {
-                        break;
-                    }
                 }
             }
         }
+        let left: Vec<&QueuedOutboxItem> = queued
+            .iter()
+            .filter(|q| !settled_ids.contains(&q.item.transaction_id))
+            .collect();
+        let store = Arc::clone(&self.store);
+        let given_up = blocking(move || store.outbox_given_up_count()).await?;
+        *self.backlog.lock().unwrap_or_else(|e| e.into_inner()) = OutboxBacklog {
+            given_up,
+            items: left.len() as u64,
+            oldest_queued_at_ms: left.iter().map(|q| q.created_at_ms).min(),
+            most_attempts: left
+                .iter()
+                .map(|q| q.attempts + u32::from(failed_ids.contains(&q.item.transaction_id)))
+                .max()
+                .unwrap_or(0),
+        };
         Ok(drained)
+    }
+
+    /// Sends one queued call and records the outcome in the store and the
+    /// schedule: its transaction id, and whether it was acknowledged (else
+    /// it waits for its next attempt).
+    async fn send_and_record(&self, queued: &QueuedOutboxItem) -> Result<(String, Sent), ApiError> {
+        let result = self.send(&queued.item).await;
+        let store = Arc::clone(&self.store);
+        let now_ms = self.clock.now_ms();
+        let id = queued.item.transaction_id.clone();
+        match result {
+            Ok(balance_cents) => {
+                let ack = id.clone();
+                blocking(move || store.outbox_acknowledged(&ack, balance_cents, now_ms)).await?;
+                self.schedule
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .done(&id);
+                Ok((id, Sent::Acknowledged))
+            }
+            Err(NoAnswer::Conflict) => {
+                tracing::error!(transaction = %id, "the operator's wallet answered 409: this call is given up and never sent again; reconcile it by hand");
+                let text = NoAnswer::Conflict.to_string();
+                let failed = id.clone();
+                blocking(move || store.outbox_given_up(&failed, &text, now_ms)).await?;
+                self.schedule
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .done(&id);
+                Ok((id, Sent::GivenUp))
+            }
+            Err(e) => {
+                let jitter = f64::from(u32::from_be_bytes(os_random::<4>().unwrap_or([0; 4])))
+                    / (f64::from(u32::MAX) + 1.0);
+                self.schedule
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .failed(&id, now_ms, queued.attempts, &self.backoff(), jitter);
+                tracing::warn!(error = %e, transaction = %id, attempts = queued.attempts + 1, "the operator's wallet did not acknowledge; will retry");
+                let text = e.to_string();
+                let failed = id.clone();
+                blocking(move || store.outbox_attempt_failed(&failed, &text)).await?;
+                Ok((id, Sent::Failed))
+            }
+        }
     }
 
     /// Sends one queued call; the operator's balance once it answers ok.
@@ -252,8 +385,8 @@ impl SeamlessWallet {
         Ok(answer.balance_cents)
     }
 
-    /// The outbox worker: a pass every `--wallet-retry-ms` (sooner when a
-    /// sale queued something), each in a task of its own so that a panic
+    /// The outbox worker: a pass every half `--wallet-retry-ms` (sooner
+    /// when a sale queued something; each item waits its own backoff), each in a task of its own so that a panic
     /// ends that pass only. Runs until aborted.
     pub async fn run_outbox(self: Arc<Self>) {
         loop {
@@ -267,7 +400,7 @@ impl SeamlessWallet {
                 }
             }
             tokio::select! {
-                _ = tokio::time::sleep(self.config.retry) => {}
+                _ = tokio::time::sleep(self.config.retry / 2) => {}
                 _ = self.wake.notified() => {}
             }
         }

@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::error::ApiError;
 use crate::exports::Exports;
 use crate::keys::{self, KeyError};
+use crate::public_log::LogIdentity;
 use crate::rate_limit::RateLimiter;
 use crate::sales::SaleDesk;
 use crate::seamless_wallet::SeamlessWallet;
@@ -37,6 +38,8 @@ pub enum StartError {
     SeedPolicy(#[from] SeedPolicyError),
     #[error("startup task failed: {0}")]
     Task(String),
+    #[error(transparent)]
+    Log(#[from] crate::public_log::IdentityError),
 }
 
 #[derive(Clone)]
@@ -62,6 +65,8 @@ pub struct Inner {
     pub launch_limit: RateLimiter,
     key: Arc<SigningKey>,
     pub public_key: PublicKeyBytes,
+    /// The public record's identity and witnesses.
+    pub log: LogIdentity,
     operator_key_digest: [u8; 32],
     commitments: RwLock<HashMap<u64, SignedCommitment>>,
 }
@@ -127,6 +132,8 @@ impl AppState {
             path: dir.display().to_string(),
             source,
         })?;
+        // Before anything is counted: what is recorded earlier is lost.
+        crate::metrics::handle();
         let database = config.database();
         tracing::info!(database = %database.describe(), "opening the store");
         let store = database.open(config.pool_size, Arc::clone(&clock))?;
@@ -176,6 +183,13 @@ impl AppState {
         );
         let public_key = public_key_of(&key);
         tracing::info!(public_key = %public_key, demo = config.demo, "operator key loaded");
+        let log = LogIdentity::new(&key, &config.log)?;
+        tracing::info!(
+            origin = log.origin(),
+            witnesses = log.witnesses().len(),
+            quorum = log.quorum(),
+            "public log"
+        );
         let limits = &config.limits;
         Ok(AppState(Arc::new(Inner {
             sessions: Sessions::new(
@@ -211,6 +225,7 @@ impl AppState {
             wallet,
             key,
             public_key,
+            log,
             operator_key_digest,
             commitments: RwLock::new(HashMap::new()),
         })))
@@ -264,9 +279,24 @@ impl AppState {
             player: record.player_id.clone(),
             sold_at_ms: record.sold_at_ms,
             client_nonce: record.client_nonce,
+            balance_before_cents: Some(record.balance_before_cents),
+            balance_after_cents: Some(record.balance_after_cents),
         }
         .sign(&self.key)
         .map_err(ApiError::internal)
+    }
+
+    /// One pass of the public log's sequencer (`public_log::sequence_once`).
+    pub fn sequence_log(
+        &self,
+    ) -> Result<crate::public_log::Sequenced, crate::public_log::SequenceError> {
+        crate::public_log::sequence_once(
+            &*self.store,
+            &self.key,
+            self.log.origin(),
+            self.config.log.max_sales_per_pass,
+            self.clock.now_ms(),
+        )
     }
 
     /// Runs store work off the async threads.

@@ -2,7 +2,9 @@
 //! signed JSON calls to the operator's wallet, each bounded by
 //! `--wallet-timeout-ms`. Only HTTP 200 with the expected JSON is an answer;
 //! anything else is [`NoAnswer`], which the caller must treat as "the call
-//! may or may not have been applied".
+//! may or may not have been applied" — except 409, the wallet's final word
+//! that it holds this transaction id with another body
+//! ([`NoAnswer::Conflict`]): sending it again cannot help.
 
 use crate::config::WalletConfig;
 use eldorado_api::seamless::{
@@ -28,6 +30,8 @@ pub enum NoAnswer {
     Status(u16),
     #[error("the wallet's answer is not the expected JSON: {0}")]
     BadAnswer(String),
+    #[error("the wallet answered HTTP 409: it holds this transaction id with another body")]
+    Conflict,
 }
 
 pub struct WalletClient {
@@ -40,9 +44,18 @@ pub struct WalletClient {
 
 /// The client for `config`: one pool of kept-alive connections, straight to
 /// the wallet (no proxy from the environment), following no redirect (only
-/// a 200 is an answer).
+/// a 200 is an answer). TLS (rustls) trusts the system's roots and the
+/// certificates of `--wallet-ca-file`.
 pub fn build_client(config: &WalletConfig) -> Result<Client, String> {
-    Client::builder()
+    let mut builder = Client::builder().use_rustls_tls();
+    if let Some(pem) = &config.ca_pem {
+        let certificates = reqwest::Certificate::from_pem_bundle(pem)
+            .map_err(|e| format!("--wallet-ca-file: {e}"))?;
+        for certificate in certificates {
+            builder = builder.add_root_certificate(certificate);
+        }
+    }
+    builder
         .connect_timeout(config.timeout)
         .tcp_nodelay(true)
         .pool_idle_timeout(Duration::from_secs(30))
@@ -82,7 +95,30 @@ impl WalletClient {
         self.call("rollback", call).await
     }
 
+    /// One call, counted and timed by route and outcome (`/metrics`).
     async fn call<Q: Serialize, A: DeserializeOwned>(
+        &self,
+        route: &'static str,
+        body: &Q,
+    ) -> Result<A, NoAnswer> {
+        let started = std::time::Instant::now();
+        let answer = self.exchange(route, body).await;
+        let outcome = match &answer {
+            Ok(_) => "answered",
+            Err(NoAnswer::Timeout(_)) => "timeout",
+            Err(NoAnswer::Transport(_)) => "unreachable",
+            Err(NoAnswer::Status(_)) => "http_error",
+            Err(NoAnswer::BadAnswer(_)) => "bad_answer",
+            Err(NoAnswer::Conflict) => "conflict",
+        };
+        metrics::counter!(crate::metrics::WALLET_CALLS, "call" => route, "outcome" => outcome)
+            .increment(1);
+        metrics::histogram!(crate::metrics::WALLET_SECONDS, "call" => route)
+            .record(started.elapsed());
+        answer
+    }
+
+    async fn exchange<Q: Serialize, A: DeserializeOwned>(
         &self,
         route: &str,
         body: &Q,
@@ -104,6 +140,9 @@ impl WalletClient {
                 .send()
                 .await
                 .map_err(|e| NoAnswer::Transport(error_chain(&e)))?;
+            if response.status() == StatusCode::CONFLICT {
+                return Err(NoAnswer::Conflict);
+            }
             if response.status() != StatusCode::OK {
                 return Err(NoAnswer::Status(response.status().as_u16()));
             }

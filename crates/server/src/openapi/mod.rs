@@ -8,12 +8,13 @@ mod modifiers;
 mod tests;
 pub mod wallet;
 
-use crate::routes::{launch, operator, player, protection, public};
+use crate::routes::{launch, log, operator, player, protection, public};
 use eldorado_api::schema::{SignedCommitmentSchema, SignedSaleSchema, TicketSchema};
 use eldorado_api::{
-    Balance, BlockInfo, BlockList, BuyRequest, Config, DemoPlayerRequest, ErrorBody, ErrorCode,
-    ExclusionRequest, Health, HistoryPage, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest,
-    LimitsRequest, OperatorExclusionRequest, OperatorSessionRequest, Protection, ProtectionAudit,
+    Balance, BlockInfo, BlockList, BuyRequest, Config, ConsistencyProof, CosignatureSubmission,
+    DailyReport, DemoPlayerRequest, ErrorBody, ErrorCode, ExclusionRequest, Health, HistoryPage,
+    InclusionProof, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest, LimitsRequest, LogLeaves,
+    OperatorExclusionRequest, OperatorSessionRequest, Protection, ProtectionAudit,
     RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
     TransferRequest,
 };
@@ -32,10 +33,12 @@ use utoipa::OpenApi;
         public::config, public::blocks, public::block, public::export, public::openapi,
         public::wallet_openapi,
         public::health,
+        log::checkpoint, log::latest_checkpoint, log::inclusion, log::consistency, log::leaves,
+        log::cosign,
         player::create_demo_player, player::session, player::end_session, player::create_sale,
-        player::sale, player::reveal, player::history,
+        player::sale, player::receipt, player::reveal, player::history,
         operator::create_session, operator::credit, operator::debit, operator::end_sessions,
-        operator::close_block,
+        operator::close_block, operator::daily_report,
         protection::get_limits, protection::put_limits, protection::post_exclusion,
         protection::put_reality_check, protection::operator_put_limits,
         protection::operator_put_exclusion, protection::operator_protection,
@@ -49,6 +52,7 @@ use utoipa::OpenApi;
         ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
         Protection, LimitsRequest, ExclusionRequest, OperatorExclusionRequest, RealityCheckRequest,
         ProtectionAudit, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest,
+        InclusionProof, ConsistencyProof, LogLeaves, CosignatureSubmission, DailyReport,
     )),
     modifiers(&Security, &CommonErrors)
 )]

@@ -58,6 +58,11 @@ fn wire_types() -> Vec<(String, RoundTrip)> {
         entry::<SignedSaleSchema, eldorado_engine::SignedSale>(),
         entry::<SignedCommitmentSchema, eldorado_engine::SignedCommitment>(),
         entry::<TicketSchema, eldorado_engine::Ticket>(),
+        entry::<InclusionProof, InclusionProof>(),
+        entry::<ConsistencyProof, ConsistencyProof>(),
+        entry::<LogLeaves, LogLeaves>(),
+        entry::<CosignatureSubmission, CosignatureSubmission>(),
+        entry::<DailyReport, DailyReport>(),
     ]
 }
 

@@ -18,6 +18,8 @@ use utoipa::{Modify, OpenApi};
     responses(
         (status = 200, description = "The player's balance", body = BalanceAnswer),
         (status = 401, description = "Bad or missing `X-Eldorado-Signature`"),
+        (status = 404, description = "Unknown player: no answer to the game, which opens no \
+            session (503 `WALLET_UNAVAILABLE`)"),
     ))]
 pub fn balance() {}
 
@@ -26,9 +28,15 @@ pub fn balance() {}
     responses(
         (status = 200, description = "`ok`: the stake was taken and the ticket is sold. \
             `insufficient_funds` or `refused`: nothing moved; the ticket goes to another buyer. \
-            A debit whose rollback came first is answered `refused`. The same `transaction_id` \
-            again gets the same answer and moves nothing.", body = WalletAnswer),
+            A debit whose rollback came first is answered `refused` (remember such a rollback for at \
+            least 7 days). An unknown player is `refused` with `balance_cents` 0. The same \
+            `transaction_id` again gets the same answer, `balance_cents` included, and moves \
+            nothing.", body = WalletAnswer),
+        (status = 400, description = "A body not of this schema (the game sends none): no answer to \
+            the game, which sends a credit or rollback again and rolls a debit back"),
         (status = 401, description = "Bad or missing `X-Eldorado-Signature`"),
+        (status = 409, description = "This `transaction_id` is held with another body: nothing moved. \
+            Final: the game releases the round, queues no rollback and logs an ERROR"),
     ))]
 pub fn debit() {}
 
@@ -36,8 +44,13 @@ pub fn debit() {}
     request_body = CreditCall,
     responses(
         (status = 200, description = "`ok` once the prize is paid (or was, for a repeat). \
-            The game sends it again, with the same `transaction_id`, until it gets `ok`.", body = WalletAnswer),
+            The game sends it again, with the same `transaction_id`, until it gets `ok`; calls with \
+            one id may overlap: apply it once. A prize is owed even to a closed account.", body = WalletAnswer),
+        (status = 400, description = "A body not of this schema (the game sends none): no answer to \
+            the game, which sends a credit or rollback again and rolls a debit back"),
         (status = 401, description = "Bad or missing `X-Eldorado-Signature`"),
+        (status = 409, description = "This `transaction_id` is held with another body: nothing moved. \
+            Final: the game never sends this call again and logs an ERROR"),
     ))]
 pub fn credit() {}
 
@@ -46,8 +59,14 @@ pub fn credit() {}
     responses(
         (status = 200, description = "`ok` once the debit `original_transaction_id` is undone \
             (or was never applied: then remember it and answer that debit `refused` if it ever \
-            arrives). Sent again with the same `transaction_id` until it gets `ok`.", body = WalletAnswer),
+            arrives). Undo what the debit took, whatever amount the rollback states, and at most \
+            once whatever the number of rollbacks naming it and their ids. Sent again with the same \
+            `transaction_id` until it gets `ok`.", body = WalletAnswer),
+        (status = 400, description = "A body not of this schema (the game sends none): no answer to \
+            the game, which sends a credit or rollback again and rolls a debit back"),
         (status = 401, description = "Bad or missing `X-Eldorado-Signature`"),
+        (status = 409, description = "This `transaction_id` is held with another body: nothing moved. \
+            Final: the game never sends this call again and logs an ERROR"),
     ))]
 pub fn rollback() {}
 
@@ -64,8 +83,9 @@ impl Modify for Signature {
                 SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                     eldorado_api::seamless::SIGNATURE_HEADER,
                     "`sha256=` then the lowercase hex HMAC-SHA-256 of the exact request body \
-                     bytes under the shared secret (the content of the game server's \
-                     `--wallet-secret-file`, without its trailing line break)",
+                     bytes under the shared secret: the raw bytes of the game server's \
+                     `--wallet-secret-file`, without the line breaks at its end (not \
+                     hex-decoded)",
                 ))),
             );
     }
@@ -79,7 +99,8 @@ impl Modify for Signature {
         description = "The calls an Eldorado game server started with `--wallet URL` makes to \
             the operator's wallet: `POST URL/balance`, `URL/debit`, `URL/credit`, `URL/rollback`, \
             JSON bodies, amounts in integer cents. Only HTTP 200 with the JSON answer counts as an \
-            answer; a timeout (`--wallet-timeout-ms`), any other status or bad JSON is no answer. \
+            answer; a timeout (`--wallet-timeout-ms`), any other status or bad JSON is no answer, \
+            except 409 (a `transaction_id` held with another body), which is final. \
             Every call is idempotent by `transaction_id` (`debit:<round_id>`, \
             `credit:<round_id>`, `rollback:<round_id>`; at most 64 characters of `[A-Za-z0-9_.:-]`). \
             See docs/OPERATOR.md."

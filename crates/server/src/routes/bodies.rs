@@ -55,6 +55,7 @@ pub fn block_info(record: BlockRecord) -> BlockInfo {
     BlockInfo {
         commitment: record.signed,
         status: block_status(record.status),
+        log_index: record.log_index,
         sold: finished.then_some(record.sold),
         remaining_by_rank: finished.then_some(remaining_by_rank),
     }

@@ -2,7 +2,7 @@
 //! OpenAPI test checks the document against it, so a route can be neither
 //! served undocumented nor documented unserved.
 
-use super::{launch, operator, player, protection, public};
+use super::{launch, log, operator, player, protection, public};
 use crate::state::AppState;
 use axum::handler::Handler;
 use axum::http::Method;
@@ -63,11 +63,18 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/openapi.json", public::openapi),
         Endpoint::get("/wallet-openapi.json", public::wallet_openapi),
         Endpoint::get("/health", public::health),
+        Endpoint::get("/log/checkpoint", log::checkpoint),
+        Endpoint::get("/log/checkpoint/latest", log::latest_checkpoint),
+        Endpoint::get("/log/proof/inclusion", log::inclusion),
+        Endpoint::get("/log/proof/consistency", log::consistency),
+        Endpoint::get("/log/leaves", log::leaves),
+        Endpoint::post("/log/cosignatures", log::cosign),
         Endpoint::post("/demo/players", player::create_demo_player),
         Endpoint::get("/session", player::session),
         Endpoint::delete("/session", player::end_session),
         Endpoint::post("/sales", player::create_sale),
         Endpoint::get("/sales/{sale_id}", player::sale),
+        Endpoint::get("/sales/{sale_id}/receipt", player::receipt),
         Endpoint::post("/sales/{sale_id}/reveal", player::reveal),
         Endpoint::get("/history", player::history),
         Endpoint::post("/launch", launch::exchange),
@@ -80,6 +87,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             operator::end_sessions,
         ),
         Endpoint::post("/operator/blocks/{block}/close", operator::close_block),
+        Endpoint::get("/operator/reports/daily", operator::daily_report),
         Endpoint::get("/limits", protection::get_limits),
         Endpoint::put("/limits", protection::put_limits),
         Endpoint::post("/exclusion", protection::post_exclusion),

@@ -5,6 +5,7 @@ mod bodies;
 mod endpoints;
 mod json_body;
 pub(crate) mod launch;
+pub(crate) mod log;
 pub(crate) mod operator;
 pub(crate) mod player;
 pub(crate) mod protection;
@@ -31,6 +32,22 @@ use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 
+/// `GET /metrics` (operator key): the Prometheus text of `crate::metrics`.
+async fn metrics(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    _: Operator,
+) -> Result<Response, ApiError> {
+    let text = state.blocking(|s| Ok(crate::metrics::render(s))).await?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        text,
+    )
+        .into_response())
+}
+
 /// What an overloaded server asks clients to wait before retrying.
 const OVERLOADED_RETRY_SECS: u64 = 1;
 
@@ -41,7 +58,8 @@ pub fn app(state: AppState) -> Router {
         .fold(Router::new(), |router, e| router.route(e.path, e.route))
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(SetResponseHeaderLayer::overriding(
+        // Only the public record's proofs and leaves set their own caching.
+        .layer(SetResponseHeaderLayer::if_not_present(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
         ));
@@ -54,6 +72,8 @@ pub fn app(state: AppState) -> Router {
     let limits = state.config.limits.clone();
     let router = Router::new()
         .nest(PREFIX, api)
+        // Outside the API and its OpenAPI document: Prometheus's own format.
+        .route("/metrics", axum::routing::get(metrics))
         .merge(crate::static_files::router(&web_dir))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))

@@ -7,11 +7,14 @@ use super::{ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
+use axum::http::header;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use eldorado_api::{
-    Balance, BlockInfo, ErrorBody, OperatorSessionRequest, Session, SessionsEnded, TransferRequest,
+    Balance, BlockInfo, DailyReport, ErrorBody, OperatorSessionRequest, Session, SessionsEnded,
+    TransferRequest,
 };
 
 /// A server seeded with `--demo-seed` sells no real-money ticket, and a
@@ -237,4 +240,66 @@ pub async fn close_block(
         })
         .await?;
     Ok(Json(block_info(record)))
+}
+
+#[derive(serde::Deserialize)]
+pub struct ReportQuery {
+    from: Option<String>,
+    to: Option<String>,
+    format: Option<String>,
+}
+
+/// How a report is answered (`format=`).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)] // Only its schema is used: the query reads text.
+enum ReportFormat {
+    Json,
+    Csv,
+}
+
+#[utoipa::path(get, path = "/api/operator/reports/daily", tag = "operator",
+    security(("operator" = [])),
+    params(
+        ("from" = String, Query, format = Date, description = "The first day, YYYY-MM-DD (UTC)"),
+        ("to" = String, Query, format = Date, description = "The last day, included"),
+        ("format" = inline(Option<ReportFormat>), Query, description = "`json` (the default) or `csv` (the days only)"),
+    ),
+    responses(
+        (status = 200, description = "Per day, stake and money: tickets, stakes, prizes, GGR, realised RTP; per block finished in those days: its prize counts against the rules. Empty when `to` comes before `from`. With `format=csv`, the days only, as CSV with a header line",
+         content((DailyReport = "application/json"), (String = "text/csv"))),
+        (status = 400, description = "BAD_REQUEST: a day that is not YYYY-MM-DD, or a format that is neither json nor csv", body = ErrorBody),
+        (status = 403, description = "FORBIDDEN: more days than `--report-max-days`", body = ErrorBody),
+    ))]
+pub async fn daily_report(
+    State(state): State<AppState>,
+    _: Operator,
+    query: Result<Query<ReportQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|_| ApiError::BadRequest("malformed query".to_owned()))?;
+    let csv = match query.format.as_deref() {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(_) => return Err(ApiError::BadRequest("format is json or csv".to_owned())),
+    };
+    let (Some(from), Some(to)) = (query.from, query.to) else {
+        return Err(ApiError::BadRequest("from and to are required".to_owned()));
+    };
+    let max_days = state.config.limits.report_max_days;
+    let report = state
+        .blocking(move |s| {
+            crate::reports::daily(&*s.store, &from, &to, max_days).map_err(|e| match e {
+                crate::reports::ReportError::BadDay(_) => ApiError::BadRequest(e.to_string()),
+                crate::reports::ReportError::TooLong(_) => {
+                    ApiError::Forbidden("more days than --report-max-days allows")
+                }
+                crate::reports::ReportError::Store(e) => e.into(),
+            })
+        })
+        .await?;
+    if csv {
+        let text = crate::reports::days_csv(&report).map_err(ApiError::internal)?;
+        return Ok(([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response());
+    }
+    Ok(Json(report).into_response())
 }

@@ -4,6 +4,7 @@ use super::bodies::history_item;
 use super::{path_id, ApiJson, ClientIp, Player};
 use crate::error::ApiError;
 use crate::keys::os_random;
+use crate::public_log::StoredHashes;
 use crate::seamless_wallet::SeamlessWallet;
 use crate::sessions::Session;
 use crate::state::AppState;
@@ -12,10 +13,11 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use eldorado_api::{
-    BuyRequest, DemoPlayerRequest, ErrorBody, HistoryPage, RevealAck, RevealRequest, SaleResponse,
-    Session as SessionBody,
+    BuyRequest, DemoPlayerRequest, ErrorBody, HistoryPage, InclusionProof, LoggedReceipt,
+    RevealAck, RevealRequest, SaleResponse, Session as SessionBody,
 };
-use eldorado_engine::{ClientNonce, Money, Stake};
+use eldorado_engine::transparency::tlog;
+use eldorado_engine::{ClientNonce, Hash, Money, Stake};
 use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -41,6 +43,7 @@ pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleRes
         balance_after_cents: record.balance_after_cents,
         revealed: record.revealed,
         complete: record.is_complete(),
+        log_index: record.log_index,
     })
 }
 
@@ -225,6 +228,28 @@ pub async fn create_sale(
     Player(session): Player,
     ApiJson(body): ApiJson<SaleRequestBody>,
 ) -> Result<Json<SaleResponse>, ApiError> {
+    let started = std::time::Instant::now();
+    let stake = parse_stake(&body.stake_cents)
+        .map_or_else(|_| "invalid".to_owned(), |s| s.cents().to_string());
+    let answer = sell(state, ip, session, body).await;
+    match &answer {
+        Ok(Json(sale)) => crate::metrics::sale(
+            "sold",
+            &stake,
+            sale.commitment.commitment.money.as_str(),
+            started.elapsed(),
+        ),
+        Err(e) => crate::metrics::sale(e.code().as_str(), &stake, "unknown", started.elapsed()),
+    }
+    answer
+}
+
+async fn sell(
+    state: AppState,
+    ip: std::net::IpAddr,
+    session: Session,
+    body: SaleRequestBody,
+) -> Result<Json<SaleResponse>, ApiError> {
     state.sale_limit.check(ip)?;
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;
@@ -307,6 +332,48 @@ pub async fn sale(
         })
         .await?;
     Ok(Json(body))
+}
+
+#[utoipa::path(get, path = "/api/sales/{sale_id}/receipt", tag = "player", security(("player" = [])),
+    params(("sale_id" = u64, Path, description = "Sale id")),
+    responses(
+        (status = 200, description = "A receipt that proves itself: the sale, its inclusion proof and the newest checkpoint cosigned by the quorum of witnesses that holds it (`eldorado verify` checks all of it offline)", body = LoggedReceipt),
+        (status = 404, description = "NOT_FOUND: no such sale of this player, or not on a cosigned checkpoint yet (retry in a few seconds)", body = ErrorBody),
+    ))]
+pub async fn receipt(
+    State(state): State<AppState>,
+    Player(session): Player,
+    Path(sale_id): Path<String>,
+) -> Result<Json<LoggedReceipt>, ApiError> {
+    let sale_id = path_id(&sale_id, "sale")?;
+    let receipt = state
+        .blocking(move |state| {
+            let record = own_sale(state, &session.player_id, sale_id)?;
+            let index = record
+                .log_index
+                .ok_or_else(|| ApiError::not_found("sale on the public record (yet)"))?;
+            let checkpoint = state
+                .store
+                .log_checkpoint(state.log.quorum())?
+                .filter(|c| c.size > index)
+                .ok_or_else(|| ApiError::not_found("cosigned checkpoint holding the sale (yet)"))?;
+            let hashes = tlog::prove_record(checkpoint.size, index, &StoredHashes(&*state.store))
+                .map_err(ApiError::internal)?
+                .into_iter()
+                .map(|h| Hash(h.0))
+                .collect();
+            Ok(LoggedReceipt {
+                sale: sale_body(state, &record)?,
+                inclusion: InclusionProof {
+                    index,
+                    size: checkpoint.size,
+                    hashes,
+                },
+                checkpoint: checkpoint.note,
+            })
+        })
+        .await?;
+    Ok(Json(receipt))
 }
 
 #[utoipa::path(post, path = "/api/sales/{sale_id}/reveal", tag = "player", security(("player" = [])),

@@ -11,7 +11,7 @@ use axum::http::header;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use eldorado_api::{BlockInfo, BlockList, Config, ErrorBody, Health, Odds, PrizeRow};
+use eldorado_api::{BlockInfo, BlockList, Config, ErrorBody, Health, Odds, OutboxHealth, PrizeRow};
 use eldorado_engine::prize_table::{max_win_cents, odds_fraction, rtp_basis_points, RANKS};
 use eldorado_engine::Stake;
 
@@ -50,6 +50,7 @@ pub async fn config(State(state): State<AppState>) -> Json<Config> {
         demo: state.config.demo,
         starting_balance_cents: state.config.starting_balance_cents,
         portal_origins: state.config.portal_origins(),
+        log: state.log.config(),
     })
 }
 
@@ -160,6 +161,17 @@ pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>)
     let store = state.blocking(|s| Ok(s.store.ping()?)).await.is_ok();
     let sale_writer = state.desk.is_running();
     let block_generator = state.book.generator_ok();
+    let wallet_outbox = state.wallet.as_ref().map(|wallet| {
+        let backlog = wallet.backlog();
+        OutboxHealth {
+            backlog: backlog.items,
+            oldest_age_ms: backlog
+                .oldest_queued_at_ms
+                .map_or(0, |at| state.clock.now_ms().saturating_sub(at)),
+            most_attempts: backlog.most_attempts,
+            given_up: backlog.given_up,
+        }
+    });
     let ok = store && sale_writer && block_generator;
     let status = if ok {
         StatusCode::OK
@@ -173,6 +185,7 @@ pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>)
             sale_writer,
             block_generator,
             store,
+            wallet_outbox,
         }),
     )
 }

@@ -14,6 +14,7 @@ pub mod launch;
 pub mod lease;
 pub mod postgres;
 pub mod protection;
+pub mod public_log;
 pub mod sale_batch;
 pub mod seamless;
 pub mod sql;
@@ -29,7 +30,7 @@ use protection::{ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
 use seamless::{Release, ReserveOutcome, Settled};
 use serde::Serialize;
 use strum::{EnumString, IntoStaticStr};
-use tx::OutboxItem;
+pub use tx::QueuedOutboxItem;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -105,6 +106,9 @@ pub struct BlockRecord {
     pub sold: u32,
     /// Unsold winning tickets by prize in cents, largest prize first.
     pub remaining_by_prize: Vec<(u64, u32)>,
+    /// The commitment's record in the public log; `None` for a block that
+    /// was sold out or closed before the log existed.
+    pub log_index: Option<u64>,
 }
 
 impl BlockRecord {
@@ -213,6 +217,9 @@ pub struct SaleRecord {
     pub balance_after_cents: u64,
     /// Grids fully revealed so far, 0..=1+extras.
     pub revealed: u8,
+    /// The sale's record in the public log; `None` for a sale made before
+    /// the log existed.
+    pub log_index: Option<u64>,
 }
 
 impl SaleRecord {
@@ -278,6 +285,18 @@ pub enum SessionOpened {
     OtherKind(PlayerKind),
     /// The id had to be new and is taken; nothing was written.
     Taken,
+}
+
+/// One row of `Store::daily_sales`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DaySales {
+    /// Days since 1970-01-01 (UTC).
+    pub day: i64,
+    pub stake_cents: u64,
+    pub money: Money,
+    pub tickets: u64,
+    pub stakes_cents: u64,
+    pub prizes_cents: u64,
 }
 
 /// Money totals for audits and tests: what went in and out of the wallets.
@@ -399,7 +418,7 @@ pub trait Store: Send + Sync + 'static {
     /// Releases rounds reserved before `before_ms` as unanswered; how many.
     fn release_stale_rounds(&self, before_ms: u64, now_ms: u64) -> StoreResult<u64>;
     /// Outbox calls not yet acknowledged, oldest first.
-    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<OutboxItem>>;
+    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<QueuedOutboxItem>>;
     /// The operator acknowledged the call with this balance.
     fn outbox_acknowledged(
         &self,
@@ -409,9 +428,52 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<()>;
     /// One more attempt failed (kept for the operator's investigations).
     fn outbox_attempt_failed(&self, transaction_id: &str, error: &str) -> StoreResult<()>;
+    /// The operator's wallet refused the call for good (a transaction id
+    /// it holds with another body): it is never sent again and waits for a
+    /// person (docs/OPERATOR.md, "Reconciliation").
+    fn outbox_given_up(&self, transaction_id: &str, error: &str, now_ms: u64) -> StoreResult<()>;
+    /// Calls given up on and not acknowledged since.
+    fn outbox_given_up_count(&self) -> StoreResult<u64>;
 
     /// What applies to players without protection settings of their own
     /// (the flags of `eldorado serve`); none until set.
+    /// Sales per UTC day, stake and money, sold in `from_ms..to_ms`.
+    fn daily_sales(&self, from_ms: u64, to_ms: u64) -> StoreResult<Vec<DaySales>>;
+    /// The finished blocks whose last sale fell in `from_ms..to_ms`.
+    fn blocks_finished_between(&self, from_ms: u64, to_ms: u64) -> StoreResult<Vec<u64>>;
+
+    /// Connections of a shared database's pool: (in use, idle); `None` for
+    /// a backend without a pool.
+    fn pool_state(&self) -> Option<(u32, u32)> {
+        None
+    }
+
+    // The public record (`store::public_log`).
+    /// Blocks and at most `max_sales` sales not logged yet, in one snapshot.
+    fn log_unlogged(&self, max_sales: u32) -> StoreResult<public_log::Unlogged>;
+    /// One sequencer pass, in one transaction; `false` when another
+    /// sequencer appended first (nothing written).
+    fn log_append(&self, append: &public_log::LogAppend<'_>, now_ms: u64) -> StoreResult<bool>;
+    /// The tree's stored hashes at `indexes` (all written: an error if not).
+    fn log_hashes(&self, indexes: &[u64]) -> StoreResult<Vec<Hash>>;
+    fn log_leaves(&self, start: u64, end: u64) -> StoreResult<Vec<Vec<u8>>>;
+    /// The newest checkpoint with at least `min_cosignatures`, served with them.
+    fn log_checkpoint(
+        &self,
+        min_cosignatures: u32,
+    ) -> StoreResult<Option<public_log::ServedCheckpoint>>;
+    /// The log's note of the checkpoint of `size`, as signed.
+    fn log_checkpoint_at(&self, size: u64) -> StoreResult<Option<String>>;
+    /// Keeps a witness's verified cosignature line of checkpoint `size`
+    /// (the first one per witness and size).
+    fn log_add_cosignature(
+        &self,
+        size: u64,
+        witness: &str,
+        line: &str,
+        now_ms: u64,
+    ) -> StoreResult<()>;
+
     fn set_protection_defaults(&self, defaults: ProtectionDefaults);
     /// The player's protection at `now_ms`; `None` for an unknown player.
     fn protection(&self, player_id: &str, now_ms: u64) -> StoreResult<Option<Protection>>;

@@ -207,6 +207,8 @@ fn sell_one<T: SaleTx + ?Sized>(
         balance_before_cents: balance,
         balance_after_cents: after,
         revealed: 0,
+        // The sequencer logs it after this transaction commits.
+        log_index: None,
     }))
 }
 

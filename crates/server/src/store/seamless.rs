@@ -197,6 +197,8 @@ pub fn settle<T: RoundTx + ?Sized>(
             balance_before_cents: before,
             balance_after_cents: after,
             revealed: 0,
+            // The sequencer logs it after this transaction commits.
+            log_index: None,
         },
         sold_out,
     })

@@ -238,6 +238,15 @@ pub struct OutboxItem {
     pub original_transaction_id: Option<String>,
 }
 
+/// A queued call as the outbox worker schedules it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueuedOutboxItem {
+    pub item: OutboxItem,
+    pub created_at_ms: u64,
+    /// Attempts that failed so far, across restarts.
+    pub attempts: u32,
+}
+
 /// Released tickets, which any sale of a block takes first. Part of every
 /// sale (internal or seamless), so a released ticket is always sold later.
 pub trait TicketPoolTx {

@@ -10,13 +10,13 @@ use axum::http::{Method, StatusCode};
 use axum::Router;
 use eldorado_api::seamless::DebitCall;
 use eldorado_engine::{Block, ClientNonce, Stake};
-use eldorado_server::config::WalletConfig;
+use eldorado_server::config::{OutboxConfig, WalletConfig};
 use eldorado_server::store::SaleRequest;
 use eldorado_server::wallet_client::{NoAnswer, WalletClient};
 use eldorado_server::{app, AppState, Config};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Long enough for a loaded test machine: no answer the stub gives in time
@@ -34,6 +34,12 @@ fn wallet(url: &str, secret: &[u8]) -> WalletConfig {
         timeout: TIMEOUT,
         // The tests drain the outbox themselves.
         retry: Duration::from_secs(3_600),
+        ca_pem: None,
+        insecure_http: false,
+        outbox: OutboxConfig {
+            retry_max: Duration::from_secs(3_600),
+            ..OutboxConfig::default()
+        },
     }
 }
 
@@ -179,14 +185,20 @@ async fn accepted_debits_sell_once_and_prizes_are_credited_once() {
     let round = winning.body["sale"]["sale_id"].as_u64().unwrap();
     let credit = state.store.outbox_due(10).unwrap();
     assert_eq!(credit.len(), 1, "{credit:?} (sale {round})");
-    assert_eq!(credit[0].amount_cents, block.tickets[first_win].prize_cents);
     assert_eq!(
-        credit[0].transaction_id,
-        format!("credit:{}", credit[0].round_id)
+        credit[0].item.amount_cents,
+        block.tickets[first_win].prize_cents
+    );
+    assert_eq!(
+        credit[0].item.transaction_id,
+        format!("credit:{}", credit[0].item.round_id)
     );
     let drained = drain(&state).await;
     assert_eq!((drained.acknowledged, drained.failed), (1, 0));
-    assert_eq!(stub.calls("credit"), vec![credit[0].transaction_id.clone()]);
+    assert_eq!(
+        stub.calls("credit"),
+        vec![credit[0].item.transaction_id.clone()]
+    );
     assert_eq!(drain(&state).await.acknowledged, 0);
     assert_reconciled(&state, &stub, &[("casino-ann", 5_000)]);
 
@@ -314,8 +326,11 @@ async fn unanswered_debits_are_rolled_back_and_their_tickets_sold_later() {
         let queued = state.store.outbox_due(10).unwrap();
         assert_eq!(queued.len(), 1, "{mode:?}: {queued:?}");
         let round = debit.strip_prefix("debit:").unwrap();
-        assert_eq!(queued[0].transaction_id, format!("rollback:{round}"));
-        assert_eq!(queued[0].original_transaction_id.as_deref(), Some(&*debit));
+        assert_eq!(queued[0].item.transaction_id, format!("rollback:{round}"));
+        assert_eq!(
+            queued[0].item.original_transaction_id.as_deref(),
+            Some(&*debit)
+        );
         assert_eq!(drain(&state).await.acknowledged, 1, "{mode:?}");
         assert!(!stub.debit_stands(&debit), "{mode:?}");
         if mode == DebitMode::ArriveLate {
@@ -422,10 +437,16 @@ async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
     // The same ids again, and the crashed round's rollback.
     let mut resent = stub.calls("credit");
     assert_eq!(resent, vec![credits[0].clone(), credits[0].clone()]);
+    // One drain sends its due items concurrently, so the two rollbacks
+    // after the restart may reach the wallet in either order.
     resent = stub.calls("rollback");
     assert_eq!(resent.len(), 3);
-    assert_eq!(resent[1], rollbacks[0]);
-    assert_eq!(resent[2], "rollback:crashedround");
+    assert_eq!(resent[0], rollbacks[0]);
+    let mut after_restart = resent[1..].to_vec();
+    after_restart.sort();
+    let mut expected = vec![rollbacks[0].clone(), "rollback:crashedround".to_owned()];
+    expected.sort();
+    assert_eq!(after_restart, expected);
     assert!(!stub.debit_stands(&crashed.debit_id()));
     assert_reconciled(&state, &stub, &[("casino-cy", 5_000)]);
 
@@ -510,4 +531,299 @@ async fn a_launched_session_shows_the_operators_balance() {
     assert_eq!(opened.body["money"], "real");
     assert_eq!(opened.body["balance_cents"], 1_234);
     assert_eq!(stub.calls("debit").len(), 0, "a launch moves no money");
+}
+
+/// A wallet server on a manual clock, with the outbox's backoff from
+/// 500 ms up to 4 s: the test moves time itself.
+async fn wallet_server_on(
+    name: &str,
+    stub: &Stub,
+) -> (AppState, Arc<eldorado_server::clock::ManualClock>) {
+    let name = name.to_owned();
+    let url = stub.url.clone();
+    let clock = Arc::new(eldorado_server::clock::ManualClock::new(
+        eldorado_server::clock::system_now_ms(),
+    ));
+    let state_clock = Arc::clone(&clock);
+    let state = tokio::task::spawn_blocking(move || {
+        let dir = data_dir(&name);
+        copy_tree(wallet_template(), &dir);
+        let mut config = wallet_config(&dir, &url);
+        let wallet = config.wallet.as_mut().unwrap();
+        wallet.retry = Duration::from_millis(500);
+        wallet.outbox.retry_max = Duration::from_millis(4_000);
+        AppState::start_blocking_with_clock(config, state_clock).unwrap()
+    })
+    .await
+    .unwrap();
+    (state, clock)
+}
+
+/// Sells tickets of the 50-cent block until `winners` prize credits are
+/// queued; their transaction ids, in sale order.
+async fn queue_credits(
+    router: &Router,
+    state: &AppState,
+    stub: &Stub,
+    winners: usize,
+) -> Vec<String> {
+    stub.set_balance("casino-ob", 100_000);
+    let token = session(router, state, stub, "casino-ob").await;
+    let block = open_block_50(router).await;
+    let mut credits = Vec::new();
+    for (i, ticket) in block.tickets.iter().enumerate() {
+        if credits.len() == winners {
+            break;
+        }
+        let reply = play(router, &token, 50, &format!("ob-{i:05}")).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        if ticket.prize_cents > 0 {
+            let round = reply.body["sale"]["sale_id"].as_u64().unwrap();
+            credits.push(round);
+        }
+    }
+    assert_eq!(
+        credits.len(),
+        winners,
+        "the seeded block has that many winners early on"
+    );
+    let queued: Vec<String> = state
+        .store
+        .outbox_due(1_000)
+        .unwrap()
+        .into_iter()
+        .map(|q| q.item.transaction_id)
+        .collect();
+    assert_eq!(queued.len(), winners);
+    queued
+}
+
+async fn health_outbox(router: &Router) -> serde_json::Value {
+    let health = call(router, Method::GET, "/api/health", None, None).await;
+    health.body["wallet_outbox"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_queued_call_backs_off_on_its_own_and_all_go_once_the_wallet_is_back() {
+    let stub = stub().await;
+    let (state, clock) = wallet_server_on("wallet-backoff", &stub).await;
+    let router = app(state.clone());
+    stub.settle_mode(SettleMode::Error500);
+    let queued = queue_credits(&router, &state, &stub, 6).await;
+
+    // Every item is tried once, then none again before its own wait
+    // (at least half a step: 250 ms after the first failure) is over.
+    let first = drain(&state).await;
+    assert_eq!((first.acknowledged, first.failed), (0, 6));
+    assert_eq!(stub.calls("credit").len(), 6);
+    for _ in 0..3 {
+        assert_eq!(drain(&state).await.failed, 0);
+    }
+    clock.advance(Duration::from_millis(249));
+    assert_eq!(drain(&state).await.failed, 0);
+    assert_eq!(stub.calls("credit").len(), 6, "no item twice within a step");
+    // A full first step later, every item has been due once more.
+    clock.advance(Duration::from_millis(251));
+    assert_eq!(drain(&state).await.failed, 6);
+    assert_eq!(stub.calls("credit").len(), 12);
+    // The second wait is longer (at least 500 ms).
+    clock.advance(Duration::from_millis(499));
+    assert_eq!(drain(&state).await.failed, 0);
+    let outbox = health_outbox(&router).await;
+    assert_eq!(outbox["backlog"], 6, "{outbox}");
+    assert_eq!(outbox["most_attempts"], 2, "{outbox}");
+    assert!(outbox["oldest_age_ms"].as_u64().unwrap() >= 500, "{outbox}");
+
+    // The wallet is back: within one capped step (4 s) every item is
+    // acknowledged, once each.
+    stub.settle_mode(SettleMode::Accept);
+    clock.advance(Duration::from_millis(4_000));
+    let back = drain(&state).await;
+    assert_eq!((back.acknowledged, back.failed), (6, 0));
+    let mut sent = stub.calls("credit");
+    sent.sort();
+    sent.dedup();
+    let mut expected = queued.clone();
+    expected.sort();
+    assert_eq!(sent, expected);
+    let outbox = health_outbox(&router).await;
+    assert_eq!(outbox["backlog"], 0, "{outbox}");
+    assert_eq!(outbox["oldest_age_ms"], 0, "{outbox}");
+    assert_reconciled(&state, &stub, &[("casino-ob", 100_000)]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_never_answers_holds_up_no_other() {
+    let stub = stub().await;
+    let (state, _clock) = wallet_server_on("wallet-hang", &stub).await;
+    let router = app(state.clone());
+    stub.settle_mode(SettleMode::Error500);
+    let queued = queue_credits(&router, &state, &stub, 4).await;
+    stub.settle_mode(SettleMode::Accept);
+    // The oldest item, sent first, times out; the others are acknowledged
+    // in the same pass.
+    stub.hang_credit(&queued[0]);
+    let drained = drain(&state).await;
+    assert_eq!((drained.acknowledged, drained.failed), (3, 1));
+    let left: Vec<String> = state
+        .store
+        .outbox_due(10)
+        .unwrap()
+        .into_iter()
+        .map(|q| q.item.transaction_id)
+        .collect();
+    assert_eq!(left, vec![queued[0].clone()]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_is_final_a_debit_releases_its_round_a_queued_call_is_given_up() {
+    let stub = stub().await;
+    let (state, clock) = wallet_server_on("wallet-conflict", &stub).await;
+    let router = app(state.clone());
+
+    // Two queued credits; the wallet holds the first one's id with
+    // another body. It is sent once, given up, and never sent again; the
+    // other is acknowledged.
+    stub.settle_mode(SettleMode::Error500);
+    let queued = queue_credits(&router, &state, &stub, 2).await;
+    stub.settle_mode(SettleMode::Accept);
+    stub.plant_conflict(&queued[0]);
+    let sent_before = stub.calls("credit").len();
+    let drained = drain(&state).await;
+    assert_eq!(
+        (drained.acknowledged, drained.given_up, drained.failed),
+        (1, 1, 0)
+    );
+    clock.advance(Duration::from_millis(10_000));
+    let later = drain(&state).await;
+    assert_eq!(
+        (later.acknowledged, later.given_up, later.failed),
+        (0, 0, 0)
+    );
+    assert_eq!(stub.calls("credit").len(), sent_before + 2);
+    assert!(state.store.outbox_due(10).unwrap().is_empty());
+    let outbox = health_outbox(&router).await;
+    assert_eq!(outbox["given_up"], 1, "{outbox}");
+    assert_eq!(outbox["backlog"], 0, "{outbox}");
+
+    // A debit answered 409: the ticket goes back to the next buyer, and no
+    // rollback is queued, since it would name a transaction the wallet
+    // holds for something else.
+    let token = session(&router, &state, &stub, "casino-ob").await;
+    let before = play(&router, &token, 50, "cf-00001").await;
+    assert_eq!(before.status, StatusCode::OK, "{}", before.body);
+    let next = before.body["sale"]["ticket"]["position"].as_u64().unwrap() + 1;
+    stub.debit_mode(DebitMode::Conflict);
+    let refused = play(&router, &token, 50, "cf-00002").await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.body["error"]["code"], "WALLET_UNAVAILABLE");
+    assert!(state.store.outbox_due(10).unwrap().is_empty());
+    stub.debit_mode(DebitMode::Accept);
+    let bought = play(&router, &token, 50, "cf-00003").await;
+    assert_eq!(bought.status, StatusCode::OK, "{}", bought.body);
+    assert_eq!(bought.body["sale"]["ticket"]["position"], next);
+}
+
+/// Issue 23 item 5, measured: four players buy while the operator's wallet
+/// fails 45 % of the debits, credits and rollbacks (answers 500, applies
+/// nothing), with the outbox worker running on the real clock at the
+/// defaults (`--wallet-retry-ms 2000`, `--wallet-retry-max-ms 8000`); then
+/// the wallet heals. Prints how long the outbox takes to empty and how
+/// often one item was sent; asserts only that the money reconciles (speed
+/// is for docs/BENCHMARKS.md, never asserted).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: cargo test -p eldorado-server --test server outbox_under_a_fault_mix -- --ignored --nocapture"]
+async fn outbox_under_a_fault_mix_empties_once_the_wallet_heals() {
+    const PLAYERS: usize = 4;
+    /// Long enough for the items failing all along to reach the longest
+    /// wait (8 s): the worst case once the wallet heals.
+    const FAULTY_FOR: Duration = Duration::from_secs(20);
+    const START_CENTS: u64 = 1_000_000;
+    let stub = stub().await;
+    let url = stub.url.clone();
+    let state = tokio::task::spawn_blocking(move || {
+        let dir = data_dir("wallet-fault-mix");
+        copy_tree(wallet_template(), &dir);
+        let mut config = wallet_config(&dir, &url);
+        let wallet = config.wallet.as_mut().unwrap();
+        wallet.timeout = Duration::from_secs(1);
+        wallet.retry = Duration::from_millis(2_000);
+        wallet.outbox = OutboxConfig::default();
+        AppState::start_blocking(config).unwrap()
+    })
+    .await
+    .unwrap();
+    let router = app(state.clone());
+    let outbox = tokio::spawn(state.wallet.clone().unwrap().run_outbox());
+    let mut tokens = Vec::new();
+    for p in 0..PLAYERS {
+        let player = format!("casino-fault-{p}");
+        stub.set_balance(&player, START_CENTS);
+        tokens.push(session(&router, &state, &stub, &player).await);
+    }
+    stub.fault_rate(450);
+    let started = std::time::Instant::now();
+    let buyers: Vec<_> = tokens
+        .into_iter()
+        .enumerate()
+        .map(|(p, token)| {
+            let router = router.clone();
+            tokio::spawn(async move {
+                let (mut sold, mut tried) = (0, 0);
+                for i in 0.. {
+                    if started.elapsed() >= FAULTY_FOR {
+                        break;
+                    }
+                    tried += 1;
+                    let reply = play(&router, &token, 50, &format!("fault-{p}-{i:05}")).await;
+                    match reply.status {
+                        StatusCode::OK => sold += 1,
+                        StatusCode::SERVICE_UNAVAILABLE => {}
+                        other => panic!("sale answered {other}: {}", reply.body),
+                    }
+                }
+                (sold, tried)
+            })
+        })
+        .collect();
+    let (mut sold, mut tried) = (0, 0);
+    for buyer in buyers {
+        let (s, t) = buyer.await.unwrap();
+        sold += s;
+        tried += t;
+    }
+    let faulty_for = started.elapsed();
+    let backlog = state.store.outbox_due(100_000).unwrap().len();
+    stub.fault_rate(0);
+    let healed = std::time::Instant::now();
+    while !state.store.outbox_due(1).unwrap().is_empty() {
+        assert!(
+            healed.elapsed() < Duration::from_secs(120),
+            "the outbox never emptied"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let emptied_in = healed.elapsed();
+    outbox.abort();
+    let mut sends = std::collections::HashMap::<String, usize>::new();
+    for id in stub
+        .calls("credit")
+        .into_iter()
+        .chain(stub.calls("rollback"))
+    {
+        *sends.entry(id).or_default() += 1;
+    }
+    let most = sends.values().copied().max().unwrap_or(0);
+    let mean = sends.values().sum::<usize>() as f64 / sends.len().max(1) as f64;
+    println!(
+        "fault mix 45 %: {tried} sales tried in {:.1} s, {sold} sold; {backlog} credits and rollbacks \
+         unacknowledged when the wallet healed; outbox empty {:.2} s later; {} items sent \
+         {mean:.2} times on average, at most {most}",
+        faulty_for.as_secs_f64(),
+        emptied_in.as_secs_f64(),
+        sends.len()
+    );
+    let players: Vec<String> = (0..PLAYERS).map(|p| format!("casino-fault-{p}")).collect();
+    let players: Vec<(&str, u64)> = players.iter().map(|p| (p.as_str(), START_CENTS)).collect();
+    assert_reconciled(&state, &stub, &players);
 }

@@ -41,6 +41,8 @@ pub enum DebitMode {
     DropAfterApply,
     /// Answers HTTP 500 without applying anything.
     Error500,
+    /// Answers 409 as if it held this transaction id with another body.
+    Conflict,
 }
 
 /// What the stub does with credits and rollbacks.
@@ -59,6 +61,9 @@ struct Ledger {
     debits: HashMap<String, (String, u64)>,
     /// Debits rolled back before they arrived: refused when they do.
     rolled_back: HashSet<String>,
+    /// The body first seen with each transaction id: another body under
+    /// the same id is answered 409, as the contract says.
+    bodies: HashMap<String, Bytes>,
 }
 
 pub struct StubState {
@@ -73,6 +78,29 @@ pub struct StubState {
     late_by: std::time::Duration,
     /// Balance calls answer 500.
     balance_down: Mutex<bool>,
+    /// Credits with these transaction ids never answer.
+    hung_credits: Mutex<HashSet<String>>,
+    /// Debits, credits and rollbacks answered 500 (nothing applied), per
+    /// thousand calls, drawn from a fixed sequence: the same run each time.
+    fault_per_mille: std::sync::atomic::AtomicU64,
+    calls_seen: std::sync::atomic::AtomicU64,
+}
+
+/// Whether this call is one of the faults (`Stub::fault_rate`).
+fn faulty(state: &StubState) -> bool {
+    use std::sync::atomic::Ordering;
+    let per_mille = state.fault_per_mille.load(Ordering::SeqCst);
+    if per_mille == 0 {
+        return false;
+    }
+    // splitmix64 of the call's number: evenly spread, reproducible.
+    let mut z = state
+        .calls_seen
+        .fetch_add(1, Ordering::SeqCst)
+        .wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) % 1000 < per_mille
 }
 
 pub struct Stub {
@@ -83,16 +111,60 @@ pub struct Stub {
 impl Stub {
     /// `late_by`: how late `AnswerLate` answers.
     pub async fn start(late_by: std::time::Duration) -> Stub {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/wallet", listener.local_addr().unwrap());
+        let (app, state) = Stub::app(late_by);
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Stub { url, state }
+    }
+
+    /// The same wallet behind TLS with `tls`'s certificate, at
+    /// `https://localhost:PORT/wallet`.
+    pub async fn start_tls(late_by: std::time::Duration, tls: rustls::ServerConfig) -> Stub {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!(
+            "https://localhost:{}/wallet",
+            listener.local_addr().unwrap().port()
+        );
+        let (app, state) = Stub::app(late_by);
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+        tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    continue;
+                };
+                let (acceptor, app) = (acceptor.clone(), app.clone());
+                tokio::spawn(async move {
+                    // A client that refuses the certificate ends the handshake.
+                    let Ok(stream) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let service = hyper_util::service::TowerToHyperService::new(app);
+                    let _ = hyper_util::server::conn::auto::Builder::new(
+                        hyper_util::rt::TokioExecutor::new(),
+                    )
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+                });
+            }
+        });
+        Stub { url, state }
+    }
+
+    fn app(late_by: std::time::Duration) -> (Router, Arc<StubState>) {
         let state = Arc::new(StubState {
             ledger: Mutex::default(),
             debit_mode: Mutex::new(DebitMode::Accept),
             settle_mode: Mutex::new(SettleMode::Accept),
+            fault_per_mille: Default::default(),
+            calls_seen: Default::default(),
             late: Notify::new(),
             late_done: Notify::new(),
             calls: Mutex::default(),
             bad_signatures: Mutex::new(0),
             late_by,
             balance_down: Mutex::new(false),
+            hung_credits: Mutex::default(),
         });
         let app = Router::new()
             .route("/wallet/balance", post(balance))
@@ -100,10 +172,7 @@ impl Stub {
             .route("/wallet/credit", post(credit))
             .route("/wallet/rollback", post(rollback))
             .with_state(Arc::clone(&state));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/wallet", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Stub { url, state }
+        (app, state)
     }
 
     pub fn set_balance(&self, player: &str, cents: u64) {
@@ -134,8 +203,34 @@ impl Stub {
         *self.state.balance_down.lock().unwrap() = down;
     }
 
+    /// From now on, `per_mille` of the debits, credits and rollbacks fail
+    /// with a 500 and apply nothing (0: none).
+    pub fn fault_rate(&self, per_mille: u64) {
+        self.state
+            .fault_per_mille
+            .store(per_mille, std::sync::atomic::Ordering::SeqCst);
+    }
+
     pub fn settle_mode(&self, mode: SettleMode) {
         *self.state.settle_mode.lock().unwrap() = mode;
+    }
+
+    /// The credit `transaction_id` will never be answered.
+    pub fn hang_credit(&self, transaction_id: &str) {
+        self.state
+            .hung_credits
+            .lock()
+            .unwrap()
+            .insert(transaction_id.to_owned());
+    }
+
+    /// Records `transaction_id` as already seen with another body, so the
+    /// game's call under that id is answered 409.
+    pub fn plant_conflict(&self, transaction_id: &str) {
+        self.state.ledger.lock().unwrap().bodies.insert(
+            transaction_id.to_owned(),
+            Bytes::from_static(b"{\"another\":\"body\"}"),
+        );
     }
 
     /// Calls with a good signature to `route`, in order (transaction ids).
@@ -181,6 +276,17 @@ fn signed(state: &StubState, headers: &HeaderMap, body: &[u8]) -> bool {
         *state.bad_signatures.lock().unwrap() += 1;
     }
     ok
+}
+
+/// Whether `id` was first seen with another body (then the answer is 409
+/// and nothing moves).
+fn conflicts(state: &StubState, id: &str, body: &Bytes) -> bool {
+    let mut ledger = state.ledger.lock().unwrap();
+    let first = ledger
+        .bodies
+        .entry(id.to_owned())
+        .or_insert_with(|| body.clone());
+    first != body
 }
 
 fn record(state: &StubState, route: &str, id: &str) {
@@ -251,7 +357,13 @@ async fn debit(State(state): State<Arc<StubState>>, headers: HeaderMap, body: By
     }
     let call: DebitCall = serde_json::from_slice(&body).unwrap();
     record(&state, "debit", &call.transaction_id);
+    if faulty(&state) {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
     let mode = *state.debit_mode.lock().unwrap();
+    if mode == DebitMode::Conflict || conflicts(&state, &call.transaction_id, &body) {
+        return StatusCode::CONFLICT.into_response();
+    }
     match mode {
         DebitMode::Accept => Json(apply_debit(&state, &call)).into_response(),
         DebitMode::Refuse => {
@@ -295,6 +407,7 @@ async fn debit(State(state): State<Arc<StubState>>, headers: HeaderMap, body: By
                 .unwrap()
         }
         DebitMode::Error500 => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        DebitMode::Conflict => unreachable!("answered above"),
     }
 }
 
@@ -304,8 +417,22 @@ async fn credit(State(state): State<Arc<StubState>>, headers: HeaderMap, body: B
     }
     let call: CreditCall = serde_json::from_slice(&body).unwrap();
     record(&state, "credit", &call.transaction_id);
+    if faulty(&state) {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
+    if state
+        .hung_credits
+        .lock()
+        .unwrap()
+        .contains(&call.transaction_id)
+    {
+        std::future::pending::<()>().await;
+    }
     if *state.settle_mode.lock().unwrap() == SettleMode::Error500 {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
+    if conflicts(&state, &call.transaction_id, &body) {
+        return StatusCode::CONFLICT.into_response();
     }
     let mut ledger = state.ledger.lock().unwrap();
     if let Some(answer) = ledger.answers.get(&call.transaction_id) {
@@ -333,8 +460,14 @@ async fn rollback(
     }
     let call: RollbackCall = serde_json::from_slice(&body).unwrap();
     record(&state, "rollback", &call.transaction_id);
+    if faulty(&state) {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
     if *state.settle_mode.lock().unwrap() == SettleMode::Error500 {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    }
+    if conflicts(&state, &call.transaction_id, &body) {
+        return StatusCode::CONFLICT.into_response();
     }
     let mut ledger = state.ledger.lock().unwrap();
     if let Some(answer) = ledger.answers.get(&call.transaction_id) {

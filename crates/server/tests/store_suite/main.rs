@@ -72,6 +72,9 @@ macro_rules! all_cases {
                 the_default_stake_limit_stays_with_each_new_real_money_player,
                 launch_codes_open_one_session_once,
                 a_launch_code_raced_by_threads_opens_one_session,
+                the_log_records_each_commitment_then_its_sales,
+                concurrent_sequencers_log_every_sale_once,
+                cosignatures_are_served_with_their_checkpoint,
             ]
         );
     };

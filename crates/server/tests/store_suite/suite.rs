@@ -16,7 +16,9 @@ use eldorado_server::store::{
 };
 use std::time::Duration;
 
+mod public_log;
 mod seamless;
+pub use public_log::*;
 pub use seamless::*;
 
 pub(crate) const LOSE: &[&str] = &["CSDRS/DRSCR/SDRMR"];

@@ -274,7 +274,10 @@ impl SqlStore<Postgres> {
 
 impl Postgres {
     fn client(&self) -> StoreResult<Pooled> {
-        Ok(self.pool.get()?)
+        let asked = std::time::Instant::now();
+        let pooled = self.pool.get()?;
+        metrics::histogram!(crate::metrics::POOL_WAIT).record(asked.elapsed());
+        Ok(pooled)
     }
 
     /// Runs `f` in one transaction, committed only if `f` succeeds; run
@@ -435,6 +438,14 @@ impl Backend for Postgres {
             writer.finish()?;
             access::finish_block(c, block, signed.commitment.money)
         })
+    }
+
+    fn pool_state(&self) -> Option<(u32, u32)> {
+        let state = self.pool.state();
+        Some((
+            state.connections - state.idle_connections,
+            state.idle_connections,
+        ))
     }
 
     fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {

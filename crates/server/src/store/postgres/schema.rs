@@ -14,6 +14,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0004_player_protection.sql"),
     include_str!("../../../migrations/postgres/0005_launch_codes.sql"),
     include_str!("../../../migrations/postgres/0006_seamless_wallet.sql"),
+    include_str!("../../../migrations/postgres/0007_wallet_outbox_given_up.sql"),
+    include_str!("../../../migrations/postgres/0008_public_log.sql"),
 ];
 
 /// The advisory lock key of migrations (any constant shared by all servers).

@@ -6,7 +6,8 @@ use super::text as q;
 use super::{query, query_one, query_opt, Conn, Param};
 use crate::store::tx::{
     BlockTx, LaunchRecord, LaunchTx, NewSale, OpenBlock, OutboxItem, ProtectionRow, ProtectionTx,
-    Round, RoundTx, SaleTx, TicketPoolTx, WalletOp, WalletTx, WindowSale, WindowTotals,
+    QueuedOutboxItem, Round, RoundTx, SaleTx, TicketPoolTx, WalletOp, WalletTx, WindowSale,
+    WindowTotals,
 };
 use crate::store::{
     corrupt, BlockRecord, BlockStatus, PlayerKind, PlayerRecord, SaleRecord, SessionRecord,
@@ -43,6 +44,7 @@ pub fn block_record<C: Conn + ?Sized>(conn: &mut C, id: u64) -> StoreResult<Opti
         seeding: row.parse(5, "block seeding")?,
         sold: row.u32(1, "sold count")?,
         remaining_by_prize,
+        log_index: row.opt_u64(6, "log index")?,
     }))
 }
 
@@ -231,7 +233,10 @@ pub fn totals<C: Conn + ?Sized>(conn: &mut C) -> StoreResult<Totals> {
     })
 }
 
-pub fn outbox_due<C: Conn + ?Sized>(conn: &mut C, limit: u32) -> StoreResult<Vec<OutboxItem>> {
+pub fn outbox_due<C: Conn + ?Sized>(
+    conn: &mut C,
+    limit: u32,
+) -> StoreResult<Vec<QueuedOutboxItem>> {
     query(conn, &q::OUTBOX_DUE, &[limit.into()], decode::outbox_item)
 }
 

@@ -5,8 +5,8 @@
 
 use super::{Param, Row, Value};
 use crate::store::tx::{
-    LaunchRecord, LimitSetting, OpenBlock, OutboxItem, ProtectionRow, Round, WalletOp, WindowSale,
-    WindowTotals,
+    LaunchRecord, LimitSetting, OpenBlock, OutboxItem, ProtectionRow, QueuedOutboxItem, Round,
+    WalletOp, WindowSale, WindowTotals,
 };
 use crate::store::{corrupt, PlayerKind, SaleRecord, SessionRecord, StoreResult};
 use eldorado_api::{AuditActor, AuditEntry, LaunchMode, PendingLimit, ProtectionChange};
@@ -185,6 +185,7 @@ pub fn sale(row: &Row) -> StoreResult<SaleRecord> {
         balance_before_cents: row.u64(11, "balance")?,
         balance_after_cents: row.u64(12, "balance")?,
         revealed: row.u8(13, "revealed")?,
+        log_index: row.opt_u64(15, "log index")?,
     })
 }
 
@@ -237,14 +238,18 @@ pub fn round(row: &Row) -> StoreResult<Round> {
     })
 }
 
-pub fn outbox_item(row: &Row) -> StoreResult<OutboxItem> {
-    Ok(OutboxItem {
-        transaction_id: row.text(0)?,
-        kind: row.parse(1, "outbox kind")?,
-        round_id: row.text(2)?,
-        player_id: row.text(3)?,
-        amount_cents: row.u64(4, "amount")?,
-        original_transaction_id: row.opt_text(5)?,
+pub fn outbox_item(row: &Row) -> StoreResult<QueuedOutboxItem> {
+    Ok(QueuedOutboxItem {
+        item: OutboxItem {
+            transaction_id: row.text(0)?,
+            kind: row.parse(1, "outbox kind")?,
+            round_id: row.text(2)?,
+            player_id: row.text(3)?,
+            amount_cents: row.u64(4, "amount")?,
+            original_transaction_id: row.opt_text(5)?,
+        },
+        created_at_ms: row.u64(6, "queue time")?,
+        attempts: u32::try_from(row.u64(7, "attempts")?).unwrap_or(u32::MAX),
     })
 }
 

@@ -16,6 +16,7 @@
 
 pub mod access;
 pub mod decode;
+pub mod public_log;
 pub mod store;
 pub mod text;
 

@@ -6,12 +6,15 @@ use super::{access, decode, Conn};
 use crate::clock::Clock;
 use crate::store::launch::{self, LaunchRedeemed, NewLaunch};
 use crate::store::protection::{self, ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
-use crate::store::seamless::{self, OutboxItem, Release, ReserveOutcome, Settled};
+use crate::store::public_log;
+use crate::store::seamless::{self, Release, ReserveOutcome, Settled};
 use crate::store::tx::ProtectionTx;
+use crate::store::tx::QueuedOutboxItem;
 use crate::store::{
-    sale_batch, switch_over, wallet, BlockRecord, BlockSeeding, BlockStatus, GenerationLease,
-    NewPlayer, NewSession, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord, SaleRequest,
-    SessionOpened, SessionRecord, Store, StoreResult, Totals, Transfer, TransferOutcome,
+    sale_batch, switch_over, wallet, BlockRecord, BlockSeeding, BlockStatus, DaySales,
+    GenerationLease, NewPlayer, NewSession, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord,
+    SaleRequest, SessionOpened, SessionRecord, Store, StoreResult, Totals, Transfer,
+    TransferOutcome,
 };
 use eldorado_api::{AuditActor, AuditEntry, Protection};
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
@@ -50,6 +53,10 @@ pub trait Backend: Send + Sync + 'static {
     ) -> StoreResult<BlockStatus>;
     /// See [`Store::try_generation_lease`].
     fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>>;
+    /// (in use, idle) connections of a pool, if the backend has one.
+    fn pool_state(&self) -> Option<(u32, u32)> {
+        None
+    }
     /// See [`Store::shared_secret`].
     fn shared_secret(&self, _name: &str, _fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {
         Ok(None)
@@ -290,7 +297,7 @@ impl<B: Backend> Store for SqlStore<B> {
             .transaction(|c| seamless::release_stale(c, before_ms, now_ms))
     }
 
-    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<OutboxItem>> {
+    fn outbox_due(&self, limit: u32) -> StoreResult<Vec<QueuedOutboxItem>> {
         self.backend.read(|c| access::outbox_due(c, limit))
     }
 
@@ -321,6 +328,102 @@ impl<B: Backend> Store for SqlStore<B> {
             )
         })?;
         Ok(())
+    }
+
+    fn outbox_given_up(&self, transaction_id: &str, error: &str, now_ms: u64) -> StoreResult<()> {
+        self.backend.write(|c| {
+            c.execute(
+                &super::text::OUTBOX_GIVEN_UP,
+                &[error.into(), decode::int(now_ms)?, transaction_id.into()],
+            )
+        })?;
+        Ok(())
+    }
+
+    fn outbox_given_up_count(&self) -> StoreResult<u64> {
+        self.backend.read(|c| {
+            super::query_one(c, &super::text::OUTBOX_GIVEN_UP_COUNT, &[], |r| {
+                r.u64(0, "given-up outbox items")
+            })
+        })
+    }
+
+    fn pool_state(&self) -> Option<(u32, u32)> {
+        self.backend.pool_state()
+    }
+
+    fn daily_sales(&self, from_ms: u64, to_ms: u64) -> StoreResult<Vec<DaySales>> {
+        self.backend.read(|c| {
+            super::query(
+                c,
+                &super::text::DAILY_SALES,
+                &[decode::int(from_ms)?, decode::int(to_ms)?],
+                |r| {
+                    Ok(DaySales {
+                        day: r.i64(0)?,
+                        stake_cents: r.u64(1, "stake")?,
+                        money: decode::money(r.str(2)?)?,
+                        tickets: r.u64(3, "tickets")?,
+                        stakes_cents: r.u64(4, "stakes")?,
+                        prizes_cents: r.u64(5, "prizes")?,
+                    })
+                },
+            )
+        })
+    }
+
+    fn blocks_finished_between(&self, from_ms: u64, to_ms: u64) -> StoreResult<Vec<u64>> {
+        self.backend.read(|c| {
+            super::query(
+                c,
+                &super::text::FINISHED_BLOCKS_BETWEEN,
+                &[decode::int(from_ms)?, decode::int(to_ms)?],
+                |r| r.u64(0, "block id"),
+            )
+        })
+    }
+
+    fn log_unlogged(&self, max_sales: u32) -> StoreResult<public_log::Unlogged> {
+        self.backend
+            .snapshot(|c| super::public_log::unlogged(c, max_sales))
+    }
+
+    fn log_append(&self, append: &public_log::LogAppend<'_>, now_ms: u64) -> StoreResult<bool> {
+        self.backend
+            .transaction(|c| super::public_log::append(c, append, now_ms))
+    }
+
+    fn log_hashes(&self, indexes: &[u64]) -> StoreResult<Vec<Hash>> {
+        self.backend.read(|c| super::public_log::hashes(c, indexes))
+    }
+
+    fn log_leaves(&self, start: u64, end: u64) -> StoreResult<Vec<Vec<u8>>> {
+        self.backend
+            .read(|c| super::public_log::leaves(c, start, end))
+    }
+
+    fn log_checkpoint(
+        &self,
+        min_cosignatures: u32,
+    ) -> StoreResult<Option<public_log::ServedCheckpoint>> {
+        self.backend
+            .snapshot(|c| super::public_log::checkpoint(c, min_cosignatures))
+    }
+
+    fn log_checkpoint_at(&self, size: u64) -> StoreResult<Option<String>> {
+        self.backend
+            .read(|c| super::public_log::checkpoint_at(c, size))
+    }
+
+    fn log_add_cosignature(
+        &self,
+        size: u64,
+        witness: &str,
+        line: &str,
+        now_ms: u64,
+    ) -> StoreResult<()> {
+        self.backend
+            .write(|c| super::public_log::add_cosignature(c, size, witness, line, now_ms))
     }
 
     fn set_protection_defaults(&self, defaults: ProtectionDefaults) {

@@ -21,7 +21,7 @@ macro_rules! sale_select {
     () => {
         "SELECT s.sale_id, s.player_id, s.block, b.tickets, s.position, s.stake_cents, \
          t.grids, t.prize, t.extras, t.salt, s.sold_at_ms, s.balance_before, s.balance_after, \
-         s.revealed, s.client_nonce FROM sales s JOIN blocks b ON b.id = s.block \
+         s.revealed, s.client_nonce, s.log_index FROM sales s JOIN blocks b ON b.id = s.block \
          JOIN tickets t ON t.block = s.block AND t.position = s.position "
     };
 }
@@ -37,7 +37,7 @@ macro_rules! round_columns {
 texts! {
     // Blocks and tickets.
     BLOCK_IDS = "SELECT id FROM blocks WHERE status <> 'generating' ORDER BY id";
-    BLOCK = "SELECT status, sold, commitment, params, money, seeding FROM blocks \
+    BLOCK = "SELECT status, sold, commitment, params, money, seeding, log_index FROM blocks \
              WHERE id = $1 AND status <> 'generating'";
     BLOCK_PRIZES = "SELECT prize_cents, remaining FROM block_prizes WHERE block = $1 \
                     ORDER BY prize_cents DESC";
@@ -72,6 +72,42 @@ texts! {
     SET_BLOCK_SOLD = "UPDATE blocks SET sold = $1, status = $2 WHERE id = $3";
     TAKE_PRIZE = "UPDATE block_prizes SET remaining = remaining - 1 \
                   WHERE block = $1 AND prize_cents = $2";
+
+    // The public record (`store::public_log`).
+    LOG_SIZE = "SELECT size FROM log_tree WHERE id = 1";
+    UNLOGGED_BLOCKS = "SELECT commitment FROM blocks \
+                       WHERE log_index IS NULL AND status <> 'generating' ORDER BY id";
+    UNLOGGED_SALES = concat!(sale_select!(), "WHERE s.log_index IS NULL ORDER BY s.sale_id LIMIT $1");
+    /// Only from the size this pass started at: a second sequencer that
+    /// raced it writes nothing (PostgreSQL re-reads the locked row).
+    LOG_ADVANCE = "UPDATE log_tree SET size = $1 WHERE id = 1 AND size = $2";
+    INSERT_LOG_RECORD = "INSERT INTO log_records (idx, leaf) VALUES ($1, $2)";
+    SET_BLOCK_LOG_INDEX = "UPDATE blocks SET log_index = $1 WHERE id = $2 AND log_index IS NULL";
+    SET_SALE_LOG_INDEX = "UPDATE sales SET log_index = $1 WHERE sale_id = $2 AND log_index IS NULL";
+    INSERT_LOG_HASH = "INSERT INTO log_hashes (idx, hash) VALUES ($1, $2)";
+    LOG_HASH = "SELECT hash FROM log_hashes WHERE idx = $1";
+    LOG_LEAVES = "SELECT leaf FROM log_records WHERE idx >= $1 AND idx < $2 ORDER BY idx";
+    INSERT_LOG_CHECKPOINT = "INSERT INTO log_checkpoints (size, note, signed_at_ms) \
+                             VALUES ($1, $2, $3) ON CONFLICT (size) DO NOTHING";
+    LOG_CHECKPOINT = "SELECT note FROM log_checkpoints WHERE size = $1";
+    LOG_NEWEST_COSIGNED = "SELECT c.size, c.note FROM log_checkpoints c WHERE \
+                           (SELECT COUNT(*) FROM log_cosignatures s WHERE s.size = c.size) >= $1 \
+                           ORDER BY c.size DESC LIMIT 1";
+    LOG_COSIGNATURES = "SELECT line FROM log_cosignatures WHERE size = $1 ORDER BY witness";
+    INSERT_LOG_COSIGNATURE = "INSERT INTO log_cosignatures (size, witness, line, received_at_ms) \
+                              VALUES ($1, $2, $3, $4) ON CONFLICT (size, witness) DO NOTHING";
+
+    // The operator's reports (`reports.rs`): days are UTC days since 1970.
+    DAILY_SALES = "SELECT CAST(s.sold_at_ms / 86400000 AS BIGINT), s.stake_cents, b.money, \
+                   COUNT(*), CAST(SUM(s.stake_cents) AS BIGINT), CAST(SUM(s.prize_cents) AS BIGINT) \
+                   FROM sales s JOIN blocks b ON b.id = s.block \
+                   WHERE s.sold_at_ms >= $1 AND s.sold_at_ms < $2 \
+                   GROUP BY CAST(s.sold_at_ms / 86400000 AS BIGINT), s.stake_cents, b.money \
+                   ORDER BY 1, 2, 3";
+    FINISHED_BLOCKS_BETWEEN = "SELECT b.id FROM blocks b JOIN sales s ON s.block = b.id \
+                               WHERE b.status IN ('sold_out', 'closed') GROUP BY b.id \
+                               HAVING MAX(s.sold_at_ms) >= $1 AND MAX(s.sold_at_ms) < $2 \
+                               ORDER BY b.id";
 
     // Players, wallets, sessions.
     PLAYER = "SELECT kind, balance_cents FROM players WHERE id = $1";
@@ -206,13 +242,19 @@ texts! {
                               WHERE state = 'reserved' AND reserved_at_ms < $1 \
                               ORDER BY reserved_at_ms";
     OUTBOX_DUE = "SELECT transaction_id, kind, round_id, player_id, amount_cents, \
-                  original_transaction_id FROM wallet_outbox WHERE acknowledged_at_ms IS NULL \
+                  original_transaction_id, created_at_ms, attempts FROM wallet_outbox \
+                  WHERE acknowledged_at_ms IS NULL AND given_up_at_ms IS NULL \
                   ORDER BY created_at_ms, transaction_id LIMIT $1";
     OUTBOX_ACKNOWLEDGED = "UPDATE wallet_outbox SET acknowledged_at_ms = $1, balance_cents = $2, \
                            attempts = attempts + 1 \
                            WHERE transaction_id = $3 AND acknowledged_at_ms IS NULL";
     OUTBOX_ATTEMPT_FAILED = "UPDATE wallet_outbox SET attempts = attempts + 1, last_error = $1 \
                              WHERE transaction_id = $2";
+    OUTBOX_GIVEN_UP = "UPDATE wallet_outbox SET attempts = attempts + 1, last_error = $1, \
+                       given_up_at_ms = $2 \
+                       WHERE transaction_id = $3 AND acknowledged_at_ms IS NULL";
+    OUTBOX_GIVEN_UP_COUNT = "SELECT COUNT(*) FROM wallet_outbox \
+                             WHERE given_up_at_ms IS NOT NULL AND acknowledged_at_ms IS NULL";
 }
 
 #[cfg(test)]

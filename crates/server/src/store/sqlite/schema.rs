@@ -13,6 +13,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0004_player_protection.sql"),
     include_str!("../../../migrations/sqlite/0005_launch_codes.sql"),
     include_str!("../../../migrations/sqlite/0006_seamless_wallet.sql"),
+    include_str!("../../../migrations/sqlite/0007_wallet_outbox_given_up.sql"),
+    include_str!("../../../migrations/sqlite/0008_public_log.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {

@@ -33,7 +33,7 @@ fn transaction_ids(store: &dyn Store) -> Vec<String> {
         .outbox_due(100)
         .unwrap()
         .into_iter()
-        .map(|item| item.transaction_id)
+        .map(|queued| queued.item.transaction_id)
         .collect();
     ids.sort();
     ids
@@ -94,7 +94,12 @@ pub fn seamless_rounds_sell_or_give_back_their_ticket(backend: &impl Backend) {
     );
     // Its prize credit was queued with it.
     assert_eq!(
-        store.outbox_due(10).unwrap(),
+        store
+            .outbox_due(10)
+            .unwrap()
+            .into_iter()
+            .map(|queued| queued.item)
+            .collect::<Vec<_>>(),
         vec![OutboxItem {
             transaction_id: "credit:r2".to_owned(),
             kind: OutboxKind::Credit,
@@ -113,6 +118,7 @@ pub fn seamless_rounds_sell_or_give_back_their_ticket(backend: &impl Backend) {
         .outbox_due(10)
         .unwrap()
         .into_iter()
+        .map(|queued| queued.item)
         .find(|item| item.kind == OutboxKind::Rollback)
         .unwrap();
     assert_eq!(rollback.transaction_id, "rollback:r3");

@@ -1,0 +1,294 @@
+//! A witness of the public log (C2SP tlog-witness, pull model): it fetches
+//! the log's newest checkpoint, cosigns it only if it extends the last one
+//! it cosigned, and otherwise records the fork and refuses for good. The
+//! decisions live here, behind [`LogSource`], so that they are tested
+//! against logs in memory; `witness_cmd` wires them to HTTP.
+
+mod state;
+pub mod status;
+#[cfg(test)]
+mod tests;
+
+pub use state::{Cosigned, Fork, SeenCheckpoint, StateDir, StateError};
+
+use eldorado_api::{ConsistencyProof, CosignatureSubmission};
+use eldorado_engine::transparency::{
+    open_checkpoint, verify_consistency, CheckedCheckpoint, CheckpointError, Cosigner, LogKey,
+};
+
+/// A failed request to the log: logged, and retried at the next poll.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct FetchError(pub String);
+
+/// What the witness asks of the log.
+pub trait LogSource {
+    /// The log key announced by `GET /api/config` (`.log.key`).
+    fn announced_log_key(&self) -> Result<String, FetchError>;
+    /// `GET /api/log/checkpoint/latest`: the newest signed note.
+    fn latest_checkpoint(&self) -> Result<String, FetchError>;
+    /// `GET /api/log/proof/consistency?from=M&size=N`.
+    fn consistency(&self, from: u64, size: u64) -> Result<ConsistencyProof, FetchError>;
+    /// `POST /api/log/cosignatures`.
+    fn submit(&self, submission: &CosignatureSubmission) -> Result<(), FetchError>;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LogKeyError {
+    /// Retried: nothing is known yet.
+    #[error("cannot read the log key from the log: {0}")]
+    Fetch(FetchError),
+    #[error("{what} is not a log key: {why}")]
+    Malformed { what: String, why: CheckpointError },
+    /// Refused for good: a changed log key is the operator's decision.
+    #[error("the log key {offered} differs from the one pinned in {pin_file}: {pinned}; remove that file only if the log's key was changed on purpose")]
+    Mismatch {
+        pinned: String,
+        offered: String,
+        pin_file: String,
+    },
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+/// Settles the key the log must sign with: `--log-key`, else the pinned
+/// one, else the one the log announces, pinned from then on (trust on
+/// first use). A pinned key that the flag or the log contradicts is
+/// refused. An unreachable log does not stop a witness that has a pin.
+pub fn settle_log_key(
+    state: &StateDir,
+    flag: Option<&str>,
+    log: &dyn LogSource,
+) -> Result<LogKey, LogKeyError> {
+    let pin_file = state.path(state::LOG_KEY_FILE).display().to_string();
+    let pinned = state.pinned_log_key()?;
+    let offered = match (flag, &pinned) {
+        (Some(flag), _) => flag.trim().to_owned(),
+        (None, None) => log.announced_log_key().map_err(LogKeyError::Fetch)?,
+        (None, Some(pinned)) => match log.announced_log_key() {
+            Ok(announced) => announced,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot check the pinned log key against the log; using the pin");
+                pinned.clone()
+            }
+        },
+    };
+    let key = LogKey::parse(offered.trim()).map_err(|why| LogKeyError::Malformed {
+        what: offered.clone(),
+        why,
+    })?;
+    match pinned {
+        Some(pinned) if pinned != key.vkey() => Err(LogKeyError::Mismatch {
+            pinned,
+            offered: key.vkey(),
+            pin_file,
+        }),
+        Some(_) => Ok(key),
+        None => {
+            state.pin_log_key(&key.vkey())?;
+            tracing::info!(log_key = %key.vkey(), file = %pin_file, "pinned the log key");
+            Ok(key)
+        }
+    }
+}
+
+/// The outcome of one pass.
+#[derive(Debug)]
+pub enum Pass {
+    /// The checkpoint extends the last one cosigned; cosigned and saved.
+    /// `posted` says whether the log took the cosignature.
+    Cosigned {
+        size: u64,
+        posted: Result<(), FetchError>,
+    },
+    /// The log still shows the checkpoint cosigned last, with our cosignature.
+    Unchanged { size: u64 },
+    /// A fork seen in this pass: from now on the witness refuses.
+    ForkDetected(Fork),
+    /// A fork seen earlier: the witness cosigns nothing any more.
+    Refusing,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PassError {
+    /// The log could not be reached or answered nonsense: retried.
+    #[error("{0}")]
+    Fetch(#[from] FetchError),
+    /// The served note is not a checkpoint the log signed: retried, since a
+    /// forged note proves nothing against the log.
+    #[error("the log served a checkpoint that does not open: {0}")]
+    Checkpoint(CheckpointError),
+    #[error("cannot cosign: {0}")]
+    Cosign(CheckpointError),
+    /// The witness cannot remember what it signs: fatal.
+    #[error(transparent)]
+    State(#[from] StateError),
+}
+
+pub struct Witness {
+    state: StateDir,
+    log_key: LogKey,
+    cosigner: Cosigner,
+    last: Option<Cosigned>,
+    fork: Option<Fork>,
+}
+
+impl Witness {
+    pub fn open(
+        state: StateDir,
+        log_key: LogKey,
+        cosigner: Cosigner,
+    ) -> Result<Witness, StateError> {
+        Ok(Witness {
+            last: state.cosigned()?,
+            fork: state.fork()?,
+            state,
+            log_key,
+            cosigner,
+        })
+    }
+
+    pub fn last(&self) -> Option<&Cosigned> {
+        self.last.as_ref()
+    }
+
+    pub fn status(&self) -> status::Status {
+        status::Status {
+            log: self.log_key.origin().to_owned(),
+            size: self.last.as_ref().map(|c| c.size),
+            root: self.last.as_ref().map(|c| c.root),
+            cosigned_at_ms: self.last.as_ref().map(|c| c.cosigned_at_ms),
+            fork: self.fork.clone(),
+        }
+    }
+
+    /// Fetches the newest checkpoint and cosigns it if it extends the last
+    /// one cosigned. `now_ms` is the wall clock (the cosignature's time).
+    pub fn pass(&mut self, log: &dyn LogSource, now_ms: u64) -> Result<Pass, PassError> {
+        if self.fork.is_some() {
+            return Ok(Pass::Refusing);
+        }
+        let note = log.latest_checkpoint()?;
+        let checked = open_checkpoint(note.as_bytes(), &self.log_key, &[], 0)
+            .map_err(PassError::Checkpoint)?;
+        if let Some(last) = self.last.clone() {
+            if let Some(reason) = self.fork_reason(&last, &checked, log)? {
+                return self.refuse(reason, &last, &checked, note, now_ms);
+            }
+            if checked.size == last.size && self.carries_our_cosignature(&note) {
+                return Ok(Pass::Unchanged { size: last.size });
+            }
+        }
+        self.cosign(&checked, note, now_ms, log)
+    }
+
+    /// Why `offered` cannot follow `last`, if it cannot.
+    fn fork_reason(
+        &self,
+        last: &Cosigned,
+        offered: &CheckedCheckpoint,
+        log: &dyn LogSource,
+    ) -> Result<Option<String>, FetchError> {
+        if offered.size < last.size {
+            return Ok(Some("the log rolled back to a smaller tree".to_owned()));
+        }
+        if offered.size == last.size {
+            return Ok(
+                (offered.root != last.root).then(|| "the same size with another root".to_owned())
+            );
+        }
+        if last.size == 0 {
+            // The empty tree is a prefix of every tree.
+            return Ok(None);
+        }
+        let proof = log.consistency(last.size, offered.size)?;
+        if (proof.from, proof.size) != (last.size, offered.size) {
+            // An answer to another question: the log's fault or a proxy's,
+            // not evidence either way.
+            return Err(FetchError(format!(
+                "asked for the consistency proof {}..{}, got {}..{}",
+                last.size, offered.size, proof.from, proof.size
+            )));
+        }
+        Ok(verify_consistency(
+            last.size,
+            &last.root,
+            offered.size,
+            &offered.root,
+            &proof.hashes,
+        )
+        .err()
+        .map(|e| format!("the consistency proof fails: {e}")))
+    }
+
+    /// Whether the served note already holds a valid cosignature of ours
+    /// (else the last post was lost and is worth repeating).
+    fn carries_our_cosignature(&self, note: &str) -> bool {
+        open_checkpoint(
+            note.as_bytes(),
+            &self.log_key,
+            &[self.cosigner.witness_key()],
+            1,
+        )
+        .is_ok()
+    }
+
+    fn cosign(
+        &mut self,
+        checked: &CheckedCheckpoint,
+        note: String,
+        now_ms: u64,
+        log: &dyn LogSource,
+    ) -> Result<Pass, PassError> {
+        let line = self
+            .cosigner
+            .cosign(note.as_bytes(), now_ms / 1000)
+            .map_err(PassError::Cosign)?;
+        let cosigned = Cosigned {
+            size: checked.size,
+            root: checked.root,
+            note,
+            cosigned_at_ms: now_ms,
+        };
+        // Saved before the log sees it: after a crash the witness still
+        // knows the newest tree it vouched for.
+        self.state.save_cosigned(&cosigned)?;
+        let submission = CosignatureSubmission {
+            checkpoint: cosigned.note.clone(),
+            cosignature: line,
+        };
+        self.last = Some(cosigned);
+        Ok(Pass::Cosigned {
+            size: checked.size,
+            posted: log.submit(&submission),
+        })
+    }
+
+    fn refuse(
+        &mut self,
+        reason: String,
+        last: &Cosigned,
+        offered: &CheckedCheckpoint,
+        note: String,
+        now_ms: u64,
+    ) -> Result<Pass, PassError> {
+        let fork = Fork {
+            reason,
+            log: self.log_key.origin().to_owned(),
+            detected_at_ms: now_ms,
+            cosigned: SeenCheckpoint {
+                size: last.size,
+                root: last.root,
+                note: last.note.clone(),
+            },
+            offered: SeenCheckpoint {
+                size: offered.size,
+                root: offered.root,
+                note,
+            },
+        };
+        self.state.save_fork(&fork)?;
+        self.fork = Some(fork.clone());
+        Ok(Pass::ForkDetected(fork))
+    }
+}

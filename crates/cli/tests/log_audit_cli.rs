@@ -1,0 +1,363 @@
+//! `eldorado log audit URL` as a monitor runs it, against a log served
+//! over HTTP by this test: a real 400,000-ticket block (closed, with its
+//! export), a small block on sale, checkpoints signed and cosigned with
+//! the engine. (The real server's routes are tested end to end elsewhere.)
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use eldorado_api::{BlockInfo, BlockStatus, ConsistencyProof, LogLeaves};
+use eldorado_engine::commit::{public_key_of, signing_key_from_secret};
+use eldorado_engine::export::{ExportHeader, ExportRow};
+use eldorado_engine::transparency::{sign_checkpoint, Cosigner, LogEntry, LogKey, MemoryTree};
+use eldorado_engine::{
+    generate_block, BlockRng, ClientNonce, Commitment, Hash, LoggedSale, Money, Params,
+    SeedableRng, SignedCommitment, SigningKey, Stake,
+};
+use std::collections::HashMap;
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex, OnceLock};
+
+const ORIGIN: &str = "eldorado.test/log";
+/// Small pages: the auditor must walk them.
+const PER_PAGE: usize = 4;
+
+fn operator() -> SigningKey {
+    signing_key_from_secret([7; 32])
+}
+
+fn witness() -> Cosigner {
+    Cosigner::new("witness-test", signing_key_from_secret([9; 32])).unwrap()
+}
+
+fn tree_of(leaves: &[Vec<u8>]) -> MemoryTree {
+    let mut tree = MemoryTree::default();
+    for leaf in leaves {
+        tree.append(leaf).unwrap();
+    }
+    tree
+}
+
+/// A closed real block (block 1) with its export.
+struct RealBlock {
+    signed: SignedCommitment,
+    leaves: Vec<Hash>,
+    export: Vec<u8>,
+}
+
+fn real_block() -> &'static RealBlock {
+    static BLOCK: OnceLock<RealBlock> = OnceLock::new();
+    BLOCK.get_or_init(|| {
+        let block = generate_block(
+            1,
+            Stake::from_cents(100).unwrap(),
+            &Params::default(),
+            &mut BlockRng::seed_from_u64(1),
+        )
+        .unwrap();
+        let signed = block.commitment(Money::Real).sign(&operator());
+        let mut export =
+            serde_json::to_vec(&ExportHeader::new(&block, Money::Real, Some(&signed))).unwrap();
+        export.push(b'\n');
+        for ticket in &block.tickets {
+            let row = ExportRow {
+                leaf: block.tree.leaf(ticket.position).unwrap(),
+                ticket: ticket.clone(),
+            };
+            serde_json::to_writer(&mut export, &row).unwrap();
+            export.push(b'\n');
+        }
+        RealBlock {
+            signed,
+            leaves: (0..3).map(|p| block.tree.leaf(p).unwrap()).collect(),
+            export,
+        }
+    })
+}
+
+fn small_commitment() -> SignedCommitment {
+    Commitment::new(2, 50, 5, Money::Play, Hash([2; 32])).sign(&operator())
+}
+
+fn sale(sale_id: u64, block: u64, tickets: u32, position: u32, leaf: Hash) -> Vec<u8> {
+    let sale = LoggedSale {
+        sale_id,
+        block,
+        tickets,
+        position,
+        ticket_leaf: leaf,
+        player: "bob".to_owned(),
+        sold_at_ms: 1_796_200_000_000 + sale_id,
+        client_nonce: ClientNonce([1; 16]),
+        balance_before_cents: 10_000,
+        balance_after_cents: 9_900,
+    };
+    LogEntry::sign_sale(sale, &operator())
+        .unwrap()
+        .to_leaf()
+        .unwrap()
+}
+
+/// Block 1 (real, closed after 3 sales) and block 2 (small, on sale).
+fn honest_leaves() -> Vec<Vec<u8>> {
+    let real = real_block();
+    vec![
+        LogEntry::of_commitment(&real.signed).to_leaf().unwrap(),
+        sale(1, 1, 400_000, 0, real.leaves[0]),
+        sale(2, 1, 400_000, 1, real.leaves[1]),
+        LogEntry::of_commitment(&small_commitment())
+            .to_leaf()
+            .unwrap(),
+        sale(3, 2, 5, 0, Hash([0x21; 32])),
+        sale(4, 1, 400_000, 2, real.leaves[2]),
+        sale(5, 2, 5, 1, Hash([0x22; 32])),
+    ]
+}
+
+struct Served {
+    leaves: Vec<Vec<u8>>,
+    tree: MemoryTree,
+    latest: String,
+    cosigned: String,
+}
+
+type Shared = Arc<Mutex<Served>>;
+
+struct FakeServer {
+    url: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn checkpoint(leaves: &[Vec<u8>]) -> String {
+    let size = leaves.len() as u64;
+    let note = sign_checkpoint(
+        ORIGIN,
+        size,
+        &tree_of(leaves).root(size).unwrap(),
+        &operator(),
+    )
+    .unwrap();
+    String::from_utf8(note).unwrap()
+}
+
+impl FakeServer {
+    /// Serves `served` leaves under a checkpoint the log signed over `signed`.
+    fn start(signed: &[Vec<u8>], served: Vec<Vec<u8>>) -> FakeServer {
+        let latest = checkpoint(signed);
+        let cosigned =
+            latest.clone() + &witness().cosign(latest.as_bytes(), 1_796_200_000).unwrap();
+        let served = Arc::new(Mutex::new(Served {
+            tree: tree_of(&served),
+            leaves: served,
+            latest,
+            cosigned,
+        }));
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let app = Router::new()
+            .route("/api/config", get(config))
+            .route("/api/log/checkpoint/latest", get(latest_note))
+            .route("/api/log/checkpoint", get(cosigned_note))
+            .route("/api/log/leaves", get(leaves))
+            .route("/api/log/proof/consistency", get(consistency))
+            .route("/api/blocks/{block}", get(block))
+            .route("/api/blocks/{block}/export", get(export))
+            .with_state(served.clone());
+        runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+        FakeServer {
+            url,
+            _runtime: runtime,
+        }
+    }
+}
+
+async fn config() -> Json<serde_json::Value> {
+    let log_key = LogKey::new(ORIGIN, operator().verifying_key()).unwrap();
+    Json(serde_json::json!({
+        "stakes_cents": [50, 100, 200],
+        "public_key": public_key_of(&operator()).to_hex(),
+        "rtp_basis_points": 7000,
+        "odds": {"tickets": 400000, "winners": 60440},
+        "max_win_cents": {"100": 700000},
+        "prize_table": [],
+        "demo": false,
+        "starting_balance_cents": 0,
+        "portal_origins": [],
+        "log": {
+            "origin": ORIGIN,
+            "key": log_key.vkey(),
+            "witnesses": [witness().witness_key().vkey()],
+            "quorum": 1
+        }
+    }))
+}
+
+async fn latest_note(State(served): State<Shared>) -> String {
+    served.lock().unwrap().latest.clone()
+}
+
+async fn cosigned_note(State(served): State<Shared>) -> String {
+    served.lock().unwrap().cosigned.clone()
+}
+
+async fn leaves(
+    State(served): State<Shared>,
+    Query(query): Query<HashMap<String, u64>>,
+) -> Result<Json<LogLeaves>, StatusCode> {
+    let served = served.lock().unwrap();
+    let (start, end) = (query["start"] as usize, query["end"] as usize);
+    let published = served.leaves.len();
+    if start >= published || start >= end {
+        return Err(StatusCode::BAD_REQUEST);
+    }
+    let end = end.min(start + PER_PAGE).min(published);
+    Ok(Json(LogLeaves {
+        start: start as u64,
+        leaves: served.leaves[start..end].iter().map(hex::encode).collect(),
+    }))
+}
+
+async fn consistency(
+    State(served): State<Shared>,
+    Query(query): Query<HashMap<String, u64>>,
+) -> Result<Json<ConsistencyProof>, StatusCode> {
+    let served = served.lock().unwrap();
+    let (from, size) = (query["from"], query["size"]);
+    if from > size || size > served.leaves.len() as u64 {
+        return Err(StatusCode::BAD_REQUEST);
+    }
+    let hashes = served.tree.consistency(from, size).unwrap();
+    Ok(Json(ConsistencyProof { from, size, hashes }))
+}
+
+fn block_info(id: u64) -> Option<BlockInfo> {
+    match id {
+        1 => Some(BlockInfo {
+            commitment: real_block().signed.clone(),
+            status: BlockStatus::Closed,
+            log_index: Some(0),
+            sold: Some(3),
+            remaining_by_rank: None,
+        }),
+        2 => Some(BlockInfo {
+            commitment: small_commitment(),
+            status: BlockStatus::Open,
+            log_index: Some(3),
+            sold: None,
+            remaining_by_rank: None,
+        }),
+        _ => None,
+    }
+}
+
+async fn block(Path(id): Path<u64>) -> Result<Json<BlockInfo>, StatusCode> {
+    block_info(id).map(Json).ok_or(StatusCode::NOT_FOUND)
+}
+
+async fn export(Path(id): Path<u64>) -> Response {
+    match id {
+        1 => Body::from(real_block().export.clone()).into_response(),
+        2 => StatusCode::CONFLICT.into_response(),
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+fn audit(url: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(["log", "audit", url])
+        .args(extra)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn an_honest_log_passes_and_extends_an_earlier_checkpoint() {
+    let leaves = honest_leaves();
+    let server = FakeServer::start(&leaves, leaves.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let previous = dir.path().join("previous.checkpoint");
+    std::fs::write(&previous, checkpoint(&leaves[..3])).unwrap();
+    let output = audit(&server.url, &["--previous", previous.to_str().unwrap()]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(!stdout.contains("FINDING"), "{stdout}");
+    let summary = stdout.lines().last().unwrap();
+    assert!(
+        summary.contains(
+            "records 7, commitments 2, sales 5, blocks 2, refilled 0, findings 0, seconds"
+        ),
+        "{summary}"
+    );
+    assert!(
+        summary.starts_with(&format!("log {ORIGIN} at size 7 root ")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_changed_record_and_a_forked_earlier_checkpoint_are_findings() {
+    let signed = honest_leaves();
+    let mut served = signed.clone();
+    // Sale 2 now claims the ticket of position 2.
+    served[2] = sale(2, 1, 400_000, 1, real_block().leaves[2]);
+    let server = FakeServer::start(&signed, served.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let previous = dir.path().join("previous.checkpoint");
+    let mut other = signed[..4].to_vec();
+    other[3] = sale(9, 2, 5, 4, Hash([9; 32]));
+    std::fs::write(&previous, checkpoint(&other)).unwrap();
+    let output = audit(&server.url, &["--previous", previous.to_str().unwrap()]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    let findings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("FINDING: "))
+        .collect();
+    let has = |needle: &str| findings.iter().any(|f| f.contains(needle));
+    assert!(has("the latest checkpoint (size 7) has root"), "{stdout}");
+    assert!(has("block 1 export: position 1 is ticket"), "{stdout}");
+    assert!(has("the previous checkpoint (size 4) has root"), "{stdout}");
+    assert!(
+        has("the previous checkpoint: the log's consistency proof 4..7 fails"),
+        "{stdout}"
+    );
+    assert!(stdout
+        .lines()
+        .last()
+        .unwrap()
+        .contains(&format!("findings {}", findings.len())));
+}
+
+#[test]
+fn usage_and_network_errors_exit_2() {
+    let unreachable = audit("http://127.0.0.1:9", &[]);
+    assert_eq!(unreachable.status.code(), Some(2));
+    assert!(text(&unreachable.stderr).contains("GET /api/config"));
+    let not_a_url = audit("eldorado.example", &[]);
+    assert_eq!(not_a_url.status.code(), Some(2));
+    let leaves = honest_leaves();
+    let server = FakeServer::start(&leaves, leaves.clone());
+    let bad_key = audit(&server.url, &["--operator-key", "abc"]);
+    assert_eq!(bad_key.status.code(), Some(2), "{}", text(&bad_key.stderr));
+    assert!(text(&bad_key.stderr).contains("--operator-key"));
+}

@@ -1,0 +1,210 @@
+//! The page trusts only what is on the public record (issue 21), end to
+//! end: the real server with a real witness, the real page in Chromium,
+//! and the tampering proxy playing a dishonest operator who signs with its
+//! own key (read from the server's data directory) what the record does
+//! not hold.
+//!
+//! Run with scripts/e2e.sh (it builds the server and the wasm bundle).
+
+use eldorado_api::BlockList;
+use eldorado_e2e::browser::{Browser, PageState};
+use eldorado_e2e::expect::ON_RECORD;
+use eldorado_e2e::paths;
+use eldorado_e2e::proxy::{Rule, TamperProxy};
+use eldorado_e2e::server::{witness, Server};
+use eldorado_engine::transparency::sign_checkpoint;
+use eldorado_engine::Hash;
+use hyper::Method;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+
+const SEED: u64 = 15;
+const STAKE: u64 = 100;
+const PLAY: &str = "#eldorado > .eld-controls > .eld-play";
+const DEMO_TOKEN_KEY: &str = "eldorado.demo_token";
+
+/// Waits for the page's refusal of a purchase and returns its words.
+async fn refused(browser: &Browser) -> String {
+    let state = browser
+        .wait("the refusal", |s| {
+            s.notice.as_ref().is_some_and(|n| n.kind == "rejected") && s.ready_to_play()
+        })
+        .await;
+    assert_eq!(state.verified, None, "no ticket shown");
+    state.notice.map(|n| n.text).unwrap_or_default()
+}
+
+/// Shows the rest of the ticket (every Extra grid too) and waits for its end.
+async fn finish_ticket(browser: &Browser) {
+    for _ in 0..200 {
+        let action = browser
+            .script(
+                "const b = document.querySelector(arguments[0]); \
+                 const a = b.dataset.action; \
+                 if (a === 'reveal-all' || a === 'extra') b.click(); \
+                 return a;",
+                vec![serde_json::json!(PLAY)],
+            )
+            .await;
+        if action.as_str() == Some("play") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    browser
+        .wait("the end of the ticket", PageState::ready_to_play)
+        .await;
+}
+
+async fn demo_token(browser: &Browser) -> String {
+    browser
+        .local_storage(DEMO_TOKEN_KEY)
+        .await
+        .expect("the page keeps its demo session")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
+    paths::check_web_bundle();
+    let (server, browser) = tokio::join!(
+        Server::start_with(
+            "split-view",
+            |_| vec!["--demo".into(), "--demo-seed".into(), SEED.to_string()],
+            &[]
+        ),
+        Browser::start("split-view")
+    );
+    // The operator shows this page alone another commitment for the block
+    // on sale, signed with its key: a split view. The record (and every
+    // other player) has the genuine one.
+    let operator = server.operator_key();
+    let forge = move |answer: &mut Value| {
+        let mut list: BlockList = serde_json::from_value(answer.clone()).expect("a block list");
+        for block in &mut list.blocks {
+            let c = &block.commitment.commitment;
+            if c.stake_cents == STAKE && block.status == eldorado_api::BlockStatus::Open {
+                let mut forged = c.clone();
+                forged.root = Hash([0xab; 32]);
+                block.commitment = forged.sign(&operator);
+            }
+        }
+        *answer = serde_json::to_value(&list).expect("JSON");
+    };
+    let proxy = TamperProxy::with_rules(
+        &server.base,
+        vec![Rule::json(Method::GET, "/api/blocks", forge)],
+    )
+    .await;
+
+    browser.goto(&format!("{}/", proxy.base)).await;
+    browser
+        .wait("the game through the proxy", |s| {
+            s.ready_to_play() && s.balance.is_some()
+        })
+        .await;
+    browser.click(PLAY).await;
+    let notice = refused(&browser).await;
+    browser.screenshot("split-view").await;
+    assert!(
+        notice.contains("n'est pas prouvé au registre public"),
+        "{notice}"
+    );
+    assert!(notice.contains("rien n'a été acheté"), "{notice}");
+    assert!(proxy.tampered() >= 1);
+    let token = demo_token(&browser).await;
+    assert!(
+        server.api.history(&token, 1).await.is_empty(),
+        "nothing was bought"
+    );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn a_forked_checkpoint_after_a_genuine_one_is_refused() {
+    paths::check_web_bundle();
+    let (server, browser) = tokio::join!(
+        Server::start_with(
+            "fork",
+            |_| vec!["--demo".into(), "--demo-seed".into(), SEED.to_string()],
+            &[]
+        ),
+        Browser::start("fork")
+    );
+    // Once told a size, the proxy answers every cosigned checkpoint with
+    // one of that size and another root, signed by the operator and
+    // cosigned by the (colluding) witness: a fork of the log.
+    let fork_at: Arc<Mutex<Option<u64>>> = Arc::new(Mutex::new(None));
+    let operator = server.operator_key();
+    let at = Arc::clone(&fork_at);
+    let forge = move |genuine: &str| {
+        let Some(size) = *at.lock().unwrap() else {
+            return genuine.to_owned();
+        };
+        let origin = genuine.lines().next().expect("an origin line");
+        let note = sign_checkpoint(origin, size, &Hash([0xcd; 32]), &operator).expect("signed");
+        let cosignature = witness().cosign(&note, 1_800_000_000).expect("cosigned");
+        String::from_utf8(note).expect("text") + &cosignature
+    };
+    let proxy = TamperProxy::with_rules(
+        &server.base,
+        vec![Rule::text(Method::GET, "/api/log/checkpoint", forge)],
+    )
+    .await;
+
+    // One genuine ticket: the page keeps the cosigned checkpoint it proved
+    // the sale on.
+    browser.goto(&format!("{}/", proxy.base)).await;
+    browser
+        .wait("the game through the proxy", |s| {
+            s.ready_to_play() && s.balance.is_some()
+        })
+        .await;
+    browser.click(PLAY).await;
+    browser
+        .wait("the first ticket, on the record", |s| {
+            s.verified.as_deref() == Some(ON_RECORD)
+        })
+        .await;
+    finish_ticket(&browser).await;
+    let config = server.api.config().await;
+    let key = format!("eldorado.checkpoint.{}", config.log.key);
+    let kept: Value = serde_json::from_str(
+        &browser
+            .local_storage(&key)
+            .await
+            .expect("the page keeps the checkpoint it verified"),
+    )
+    .expect("JSON");
+    let size = kept["kept"]["size"].as_u64().expect("a size");
+    assert_eq!(kept["forked"], false);
+
+    // The log now shows this page another tree of the same size; a reload
+    // forgets everything but what is kept.
+    *fork_at.lock().unwrap() = Some(size);
+    browser.refresh().await;
+    browser
+        .wait("the reloaded game", |s| {
+            s.ready_to_play() && s.balance.is_some()
+        })
+        .await;
+    let token = demo_token(&browser).await;
+    let sold = server.api.history(&token, 20).await.len();
+    browser.click(PLAY).await;
+    let notice = refused(&browser).await;
+    browser.screenshot("fork").await;
+    assert!(
+        notice.contains("contredit celui que ce navigateur a déjà vérifié"),
+        "{notice}"
+    );
+    assert_eq!(
+        server.api.history(&token, 20).await.len(),
+        sold,
+        "nothing more was bought"
+    );
+    let kept: Value =
+        serde_json::from_str(&browser.local_storage(&key).await.expect("kept")).expect("JSON");
+    assert_eq!(kept["forked"], true, "the fork is remembered: {kept}");
+    browser.close().await;
+}

@@ -1,0 +1,12 @@
+//! The public record (docs/PROTOCOL.md §9) on the server's side: the log's
+//! identity and witnesses (`identity`), the sequencer that logs what was
+//! stored and signs checkpoints (`sequencer`), and the tree's hashes read
+//! back from the store for proofs (`stored_hashes`).
+
+mod identity;
+mod sequencer;
+mod stored_hashes;
+
+pub use identity::{IdentityError, LogIdentity};
+pub use sequencer::{sequence_once, SequenceError, Sequenced};
+pub use stored_hashes::StoredHashes;

@@ -1,0 +1,42 @@
+//! The tree's stored hashes (tlog numbering) as `tlog_tiles` reads them:
+//! from the store, and during a sequencer pass also the hashes the pass
+//! computed but has not written yet.
+
+use crate::store::Store;
+use eldorado_engine::transparency::tlog;
+
+/// The hashes the store holds.
+pub struct StoredHashes<'a>(pub &'a dyn Store);
+
+impl tlog::HashReader for StoredHashes<'_> {
+    fn read_hashes(&self, indexes: &[u64]) -> Result<Vec<tlog::Hash>, tlog::Error> {
+        let hashes = self.0.log_hashes(indexes).map_err(|e| {
+            tracing::error!(error = %e, "reading the log's stored hashes");
+            tlog::Error::IndexesNotInTree
+        })?;
+        Ok(hashes.into_iter().map(|h| tlog::Hash(h.0)).collect())
+    }
+}
+
+/// The stored hashes plus those of a pass, from stored index `first` on.
+pub(super) struct WithPending<'a> {
+    pub stored: StoredHashes<'a>,
+    pub first: u64,
+    pub pending: &'a [tlog::Hash],
+}
+
+impl tlog::HashReader for WithPending<'_> {
+    fn read_hashes(&self, indexes: &[u64]) -> Result<Vec<tlog::Hash>, tlog::Error> {
+        indexes
+            .iter()
+            .map(|&index| match index.checked_sub(self.first) {
+                Some(offset) => self
+                    .pending
+                    .get(offset as usize)
+                    .copied()
+                    .ok_or(tlog::Error::IndexesNotInTree),
+                None => Ok(self.stored.read_hashes(&[index])?[0]),
+            })
+            .collect()
+    }
+}
