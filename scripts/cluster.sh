@@ -112,7 +112,7 @@ start_servers() {
         if [ -f "$data/pid" ] && kill -0 "$(cat "$data/pid")" 2>/dev/null; then continue; fi
         say "starting server $((i + 1)) on 127.0.0.1:$port"
         "$bin" serve --addr "127.0.0.1:$port" --data "$data" --web . --database "$url" \
-            "${DEMO[@]}" > "$data/server.log" 2>&1 &
+            --trusted-proxy 127.0.0.1 "${DEMO[@]}" > "$data/server.log" 2>&1 &
         echo $! > "$data/pid"
     done
     for port in "${SERVER_PORTS[@]}"; do

@@ -6,6 +6,7 @@
 //! serde types, never re-declared here. With the `openapi` feature every type
 //! also describes itself for the generated OpenAPI document.
 
+pub mod beacon;
 mod block;
 mod config;
 mod error;

@@ -1,5 +1,7 @@
 //! `eldorado`: the operator's command line.
 
+mod beacon;
+mod beacon_cmd;
 mod block_cmd;
 mod log_cmd;
 mod logging;
@@ -40,6 +42,9 @@ enum Command {
     /// Watch a server's public log and cosign its checkpoints while it
     /// only grows; record a fork and refuse from then on (exit 3).
     Witness(witness_cmd::WitnessArgs),
+    /// Publish the rounds of a randomness beacon (drand's quicknet scheme)
+    /// with this process's own key.
+    Beacon(beacon_cmd::BeaconArgs),
     /// Check a server's public log.
     Log {
         #[command(subcommand)]
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve_cmd::run(*args),
         Command::Verify(args) => verify_cmd::run(args),
         Command::Witness(args) => witness_cmd::run(args),
+        Command::Beacon(args) => beacon_cmd::run(args),
         Command::Log { command } => log_cmd::run(command),
         Command::Report { command } => report_cmd::run(command),
     };

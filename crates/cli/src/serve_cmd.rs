@@ -65,6 +65,11 @@ pub struct ServeArgs {
     /// e.g. "'self' https://portal.example".
     #[arg(long, default_value = "'self'")]
     frame_ancestors: String,
+    /// A balancer (address or CIDR block, e.g. 127.0.0.1/32 or 10.0.0.0/8)
+    /// whose X-Forwarded-For names the client for the per-address limits;
+    /// repeat for several. Default: none, the peer is the client.
+    #[arg(long = "trusted-proxy", value_name = "CIDR", value_parser = parse_trusted_proxy)]
+    trusted_proxies: Vec<ipnet::IpNet>,
     /// The game page's address as players reach it (e.g.
     /// https://games.example): the base of the launch URLs of
     /// POST /api/operator/launches. Default: http://<--addr>.
@@ -96,7 +101,7 @@ pub struct ServeArgs {
     /// Demo players one IP address may create per minute (429 RATE_LIMITED).
     #[arg(long, default_value_t = 10)]
     demo_players_per_minute: u32,
-    /// Sales one IP address may ask for per second (429 RATE_LIMITED).
+    /// Sales one player may ask for per second (429 RATE_LIMITED).
     #[arg(long, default_value_t = 20)]
     sales_per_second: u32,
     /// Launch codes one IP address may exchange per minute (POST
@@ -211,6 +216,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.demo_seed = args.demo_seed;
     config.max_batch = args.max_batch;
     config.frame_ancestors = args.frame_ancestors;
+    config.trusted_proxies = args.trusted_proxies;
     config.public_url = args.public_url;
     config.database = args.database;
     config.pool_size = args.pool_size;
@@ -280,4 +286,11 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         }))
         .map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A CIDR block, or one address (a block of one).
+fn parse_trusted_proxy(text: &str) -> Result<ipnet::IpNet, String> {
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{text:?} is neither an address nor a CIDR block"))
 }

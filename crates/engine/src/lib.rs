@@ -6,6 +6,7 @@
 //! verifies with it, the CLI audits with it.
 
 pub mod commit;
+pub mod deal;
 pub mod export;
 pub mod fixed_bytes;
 pub mod generate;

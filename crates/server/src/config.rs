@@ -33,6 +33,9 @@ pub struct Config {
     /// Its http(s) origins are also the portal origins of launch links and
     /// of the page's messages (`portal_origins`).
     pub frame_ancestors: String,
+    /// Balancers whose `X-Forwarded-For` is believed (`--trusted-proxy`):
+    /// behind them, the per-address limits count the client's address.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// The game page's address as players reach it, the base of launch
     /// URLs; `None`: `http://<addr>`.
     pub public_url: Option<String>,
@@ -297,6 +300,7 @@ impl Config {
             max_batch: 512,
             body_limit: 16 * 1024,
             frame_ancestors: "'self'".to_owned(),
+            trusted_proxies: Vec::new(),
             public_url: None,
             database: None,
             pool_size: 16,

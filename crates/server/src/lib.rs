@@ -6,6 +6,7 @@
 //! `tower::ServiceExt::oneshot`); `serve(config)` runs it on a listener.
 
 pub mod blocks;
+pub mod client_address;
 pub mod clock;
 pub mod config;
 pub mod data_dir;

@@ -1,5 +1,6 @@
-//! Per-address rate limits (demo players, sales): one token bucket per IP
-//! address. A bucket holds up to `burst` requests and refills at `burst` per
+//! Rate limits: one token bucket per key — the player for sales, the
+//! client's address where there is no player yet (demo players, launch
+//! exchanges). A bucket holds up to `burst` requests and refills at `burst` per
 //! `period`, continuously; an empty bucket answers 429 `RATE_LIMITED` with
 //! the seconds until the next token (`Retry-After`).
 //!
@@ -10,21 +11,21 @@
 use crate::clock::Clock;
 use crate::error::ApiError;
 use std::collections::HashMap;
-use std::net::IpAddr;
+use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Addresses tracked at once before full buckets are dropped.
+/// Keys tracked at once before full buckets are dropped.
 const MAX_TRACKED: usize = 100_000;
 
-pub struct RateLimiter {
+pub struct RateLimiter<K> {
     what: &'static str,
     burst: u64,
     period_ms: u64,
     clock: Arc<dyn Clock>,
-    /// Credit per address, in units where one request costs `period_ms`
+    /// Credit per key, in units where one request costs `period_ms`
     /// (integers: refilling adds `burst` units per elapsed millisecond).
-    buckets: Mutex<HashMap<IpAddr, Bucket>>,
+    buckets: Mutex<HashMap<K, Bucket>>,
 }
 
 #[derive(Clone, Copy)]
@@ -33,14 +34,14 @@ struct Bucket {
     at_ms: u64,
 }
 
-impl RateLimiter {
-    /// `burst` requests per `period` per address (`burst` >= 1).
+impl<K: Eq + Hash> RateLimiter<K> {
+    /// `burst` requests per `period` per key (`burst` >= 1).
     pub fn new(
         what: &'static str,
         burst: u32,
         period: Duration,
         clock: Arc<dyn Clock>,
-    ) -> RateLimiter {
+    ) -> RateLimiter<K> {
         RateLimiter {
             what,
             burst: u64::from(burst.max(1)),
@@ -62,20 +63,20 @@ impl RateLimiter {
             .min(self.full())
     }
 
-    /// Takes one request's token for `ip`, or says how long to wait.
-    pub fn check(&self, ip: IpAddr) -> Result<(), ApiError> {
+    /// Takes one request's token for `key`, or says how long to wait.
+    pub fn check(&self, key: K) -> Result<(), ApiError> {
         let now = self.clock.now_ms();
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
-        if buckets.len() >= MAX_TRACKED && !buckets.contains_key(&ip) {
+        if buckets.len() >= MAX_TRACKED && !buckets.contains_key(&key) {
             buckets.retain(|_, b| self.refilled(*b, now) < self.full());
             if buckets.len() >= MAX_TRACKED {
-                // Only a flood from that many addresses gets here; forgetting
+                // Only a flood from that many keys gets here; forgetting
                 // them all is safer than growing without bound.
                 buckets.clear();
             }
         }
         let full = self.full();
-        let bucket = buckets.entry(ip).or_insert(Bucket {
+        let bucket = buckets.entry(key).or_insert(Bucket {
             credit: full,
             at_ms: now,
         });
@@ -99,6 +100,7 @@ impl RateLimiter {
 mod tests {
     use super::*;
     use crate::clock::ManualClock;
+    use std::net::IpAddr;
 
     #[test]
     fn a_burst_is_allowed_then_refused_until_the_bucket_refills() {

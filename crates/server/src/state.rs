@@ -17,6 +17,7 @@ use crate::store::{SaleRecord, Store, StoreError};
 use eldorado_engine::commit::public_key_of;
 use eldorado_engine::{PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey};
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
 
 pub use crate::database::DATABASE_FILE;
@@ -58,11 +59,12 @@ pub struct Inner {
     pub sessions: Sessions,
     pub exports: Exports,
     /// Per-address limit on `POST /api/demo/players`.
-    pub demo_player_limit: RateLimiter,
-    /// Per-address limit on `POST /api/sales`.
-    pub sale_limit: RateLimiter,
+    pub demo_player_limit: RateLimiter<IpAddr>,
+    /// Per-player limit on `POST /api/sales`: many players share one
+    /// address behind a carrier's or the operator's balancer.
+    pub sale_limit: RateLimiter<String>,
     /// Per-address limit on `POST /api/launch`.
-    pub launch_limit: RateLimiter,
+    pub launch_limit: RateLimiter<IpAddr>,
     key: Arc<SigningKey>,
     pub public_key: PublicKeyBytes,
     /// The public record's identity and witnesses.

@@ -179,21 +179,29 @@ impl FromRequestParts<AppState> for Player {
     }
 }
 
-/// The client's IP address, for the per-address rate limits. Requests that
-/// did not come through the listener (tests calling the router directly)
-/// share the unspecified address.
+/// The client's IP address, for the per-address rate limits: the peer's,
+/// or behind a `--trusted-proxy` the one it forwarded
+/// ([`crate::client_address`]). Requests that did not come through the
+/// listener (tests calling the router directly) have the unspecified
+/// address as their peer.
 pub struct ClientIp(pub IpAddr);
 
-impl<S: Send + Sync> FromRequestParts<S> for ClientIp {
+impl FromRequestParts<AppState> for ClientIp {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(ClientIp(
-            parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip()),
-        ))
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+        Ok(ClientIp(crate::client_address::client_ip(
+            peer,
+            &parts.headers,
+            &state.config.trusted_proxies,
+        )))
     }
 }
 

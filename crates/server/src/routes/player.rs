@@ -219,19 +219,18 @@ fn parse_stake(value: &Value) -> Result<Stake, ApiError> {
         (status = 402, description = "INSUFFICIENT_FUNDS (with `--wallet`: the operator's wallet refused the stake for funds)", body = ErrorBody),
         (status = 403, description = "FORBIDDEN (with `--wallet`): the operator's wallet refused the stake. LIMIT_REACHED: the stake would exceed the weekly stake limit, or (counted as lost) the weekly loss limit; `limit` says which, how much is used and when room frees up. SELF_EXCLUDED: the player is excluded until `excluded_until_ms` (or `excluded_indefinitely`). Nothing was sold", body = ErrorBody),
         (status = 409, description = "CONFLICT: the idempotency key was used at another stake", body = ErrorBody),
-        (status = 429, description = "RATE_LIMITED: too many sales from this address (`Retry-After`)", body = ErrorBody),
+        (status = 429, description = "RATE_LIMITED: too many sales by this player (`Retry-After`)", body = ErrorBody),
         (status = 503, description = "SOLD_OUT: no block of this stake and of the player's money on sale; OVERLOADED or TIMEOUT: retry with the same key; WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet did not answer, nothing was sold", body = ErrorBody),
     ))]
 pub async fn create_sale(
     State(state): State<AppState>,
-    ClientIp(ip): ClientIp,
     Player(session): Player,
     ApiJson(body): ApiJson<SaleRequestBody>,
 ) -> Result<Json<SaleResponse>, ApiError> {
     let started = std::time::Instant::now();
     let stake = parse_stake(&body.stake_cents)
         .map_or_else(|_| "invalid".to_owned(), |s| s.cents().to_string());
-    let answer = sell(state, ip, session, body).await;
+    let answer = sell(state, session, body).await;
     match &answer {
         Ok(Json(sale)) => crate::metrics::sale(
             "sold",
@@ -246,11 +245,10 @@ pub async fn create_sale(
 
 async fn sell(
     state: AppState,
-    ip: std::net::IpAddr,
     session: Session,
     body: SaleRequestBody,
 ) -> Result<Json<SaleResponse>, ApiError> {
-    state.sale_limit.check(ip)?;
+    state.sale_limit.check(session.player_id.to_string())?;
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;
     let client_nonce = parse_client_nonce(body.client_nonce.as_ref())?;

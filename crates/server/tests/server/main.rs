@@ -8,6 +8,7 @@ mod common;
 mod concurrency;
 mod connections;
 mod document;
+mod forwarded_clients;
 mod launch;
 mod metrics;
 mod money_lines;

@@ -120,7 +120,7 @@ async fn requests_beyond_the_limit_in_flight_are_shed_with_retry_after() {
 }
 
 #[tokio::test]
-async fn demo_players_and_sales_are_rate_limited_per_address() {
+async fn demo_players_per_address_and_sales_per_player_are_rate_limited() {
     let clock = clock();
     let state = shared_with(
         |c| {
@@ -131,7 +131,7 @@ async fn demo_players_and_sales_are_rate_limited_per_address() {
     );
     let app = eldorado_server::app(state);
     let (token, _) = demo_player(&app).await;
-    demo_player(&app).await;
+    let (other, _) = demo_player(&app).await;
     let refused = call(&app, Method::POST, "/api/demo/players", None, Some("{}")).await;
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(refused.body["error"]["code"], "RATE_LIMITED");
@@ -145,6 +145,9 @@ async fn demo_players_and_sales_are_rate_limited_per_address() {
     assert_eq!(refused.status, StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(refused.body["error"]["code"], "RATE_LIMITED");
     assert_eq!(refused.headers["retry-after"], "1");
+    // Another player from the same address has a bucket of its own.
+    let sale = play(&app, &other, 50, "rate-other").await;
+    assert_eq!(sale.status, StatusCode::OK, "{}", sale.body);
     // A refused sale changed nothing: 3 sales of 50 cents.
     let session = call(&app, Method::GET, "/api/session", Some(&token), None).await;
     let history = call(&app, Method::GET, "/api/history", Some(&token), None).await;
