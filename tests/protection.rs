@@ -291,7 +291,7 @@ async fn limits_panel_shows_limits_and_sends_the_right_body() {
 }
 
 #[wasm_bindgen_test]
-async fn self_exclusion_in_two_clicks_bars_play_and_keeps_the_history() {
+async fn self_exclusion_says_what_it_will_do_and_waits_for_a_confirmation() {
     let backend = FakeBackend::new(100, &[fixtures::LOSE, fixtures::LOSE], 5000);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
@@ -314,7 +314,40 @@ async fn self_exclusion_in_two_clicks_bars_play_and_keeps_the_history() {
         .get_attribute("aria-label")
         .unwrap()
         .contains("Définitif"));
+    // The choice only says what will happen; nothing is sent yet.
     choice.click();
+    let confirm = query(&root, ".eld-exclusion-confirm");
+    assert!(!confirm.hidden());
+    let preview = text(&root, ".eld-exclusion-confirm-text");
+    assert!(preview.contains("jusqu'au"), "{preview}");
+    assert!(preview.contains("ni annulée ni raccourcie"), "{preview}");
+    assert!(backend.state.borrow().exclusion_requests.is_empty());
+    // Cancelled: nothing sent, the focus back on the choice.
+    click(&root, ".eld-exclude-cancel");
+    assert!(confirm.hidden());
+    let focused = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .active_element()
+        .unwrap();
+    let chosen: &web_sys::Element = &choice;
+    assert_eq!(&focused, chosen);
+    // « Jusqu'à levée par l'opérateur » says so before it is confirmed.
+    click(&root, ".eld-exclude[data-days=\"none\"]");
+    let preview = text(&root, ".eld-exclusion-confirm-text");
+    assert!(
+        preview.contains("jusqu'à ce que l'opérateur lève"),
+        "{preview}"
+    );
+    // Closing the panel drops the choice; reopened, nothing is pending.
+    click(&root, ".eld-limits-close");
+    click(&root, ".eld-limits-open");
+    assert!(confirm.hidden());
+    assert!(backend.state.borrow().exclusion_requests.is_empty());
+    // Chosen again, then confirmed: sent once.
+    choice.click();
+    click(&root, ".eld-exclude-confirm");
     wait_for("the exclusion", || {
         !backend.state.borrow().exclusion_requests.is_empty()
     })
@@ -480,6 +513,7 @@ async fn an_excluded_player_sees_why_and_recalls_the_last_tickets() {
     click(&root, ".eld-limits-open");
     assert!(!query(&root, ".eld-guard-excluded").hidden());
     click(&root, ".eld-exclude[data-days=\"7\"]");
+    click(&root, ".eld-exclude-confirm");
     wait_for("the refusal", || {
         text(&root, ".eld-limits-message").contains("ne peut qu'être prolongée")
     })

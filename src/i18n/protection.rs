@@ -40,6 +40,9 @@ pub struct ProtectionTexts {
     /// Per choice of `protection::EXCLUSION_CHOICES`.
     pub exclusion_choices: [&'static str; 4],
     pub irreversible: &'static str,
+    /// The second step of a self-exclusion.
+    pub exclusion_confirm: &'static str,
+    pub exclusion_cancel: &'static str,
     /// The server refused a self-exclusion shorter than the one in force.
     pub exclusion_longer: &'static str,
     pub excluded_indefinitely: &'static str,
@@ -98,6 +101,8 @@ pub static FR: ProtectionTexts = ProtectionTexts {
         "Jusqu'à levée par l'opérateur",
     ],
     irreversible: "Définitif : ne peut être ni annulé ni raccourci",
+    exclusion_confirm: "Confirmer mon exclusion",
+    exclusion_cancel: "Annuler",
     exclusion_longer: "Une exclusion en cours ne peut qu'être prolongée : la vôtre dure déjà plus longtemps que ce choix.",
     excluded_indefinitely: "Vous êtes exclu du jeu jusqu'à ce que l'opérateur lève l'exclusion : aucun ticket ne peut être acheté.",
     history_still_open: "Votre historique reste consultable.",
@@ -154,6 +159,8 @@ pub static EN: ProtectionTexts = ProtectionTexts {
         "Until the operator lifts it",
     ],
     irreversible: "Final: cannot be undone or shortened",
+    exclusion_confirm: "Confirm my exclusion",
+    exclusion_cancel: "Cancel",
     exclusion_longer: "An exclusion in force can only be lengthened: yours already lasts longer than this choice.",
     excluded_indefinitely: "You are excluded from play until the operator lifts it: no ticket can be bought.",
     history_still_open: "Your history stays available.",
@@ -212,6 +219,21 @@ impl Lang {
             Lang::En => {
                 format!("You are excluded from play until {date}: no ticket can be bought until then.")
             }
+        }
+    }
+
+    /// What a self-exclusion chosen but not yet confirmed will do: until
+    /// when (`None`: until the operator lifts it), and that it is final.
+    pub fn exclusion_preview(self, until: Option<&str>) -> String {
+        match (self, until) {
+            (Lang::Fr, Some(date)) => format!(
+                "Vous serez exclu du jeu jusqu'au {date} : aucun ticket ne pourra être acheté d'ici là. Cette exclusion ne pourra être ni annulée ni raccourcie."
+            ),
+            (Lang::Fr, None) => "Vous serez exclu du jeu jusqu'à ce que l'opérateur lève l'exclusion, à votre demande auprès de lui : aucun ticket ne pourra être acheté d'ici là. Cette exclusion ne pourra pas être annulée ici.".to_owned(),
+            (Lang::En, Some(date)) => format!(
+                "You will be excluded from play until {date}: no ticket can be bought until then. This exclusion cannot be undone or shortened."
+            ),
+            (Lang::En, None) => "You will be excluded from play until the operator lifts it, at your request to them: no ticket can be bought until then. This exclusion cannot be undone here.".to_owned(),
         }
     }
 

@@ -41,6 +41,9 @@ pub(super) struct Guard {
     check: RefCell<Option<RealityCheck>>,
     protection: RefCell<Option<Protection>>,
     exclusion: Cell<Exclusion>,
+    /// The self-exclusion chosen and waiting for its confirmation
+    /// (`Some(None)`: until the operator lifts it).
+    exclusion_chosen: Cell<Option<Option<u32>>>,
     rotation: Cell<WarningRotation>,
     clock: RefCell<Clock>,
     interval: RefCell<Option<Interval>>,
@@ -75,6 +78,7 @@ impl Guard {
             check: RefCell::new(None),
             protection: RefCell::new(None),
             exclusion: Cell::new(Exclusion::None),
+            exclusion_chosen: Cell::new(None),
             rotation: Cell::new(first),
             clock: RefCell::new(Rc::new(js_sys::Date::now)),
             interval: RefCell::new(None),
@@ -218,9 +222,16 @@ impl Inner {
             }
             "eld-exclude" => {
                 if let Some(days) = pressed(&ui.exclusions, button) {
+                    Inner::choose_exclusion(this, days);
+                }
+            }
+            "eld-exclude-confirm" => {
+                if let Some(days) = this.guard.exclusion_chosen.take() {
+                    set_hidden(&ui.exclusion_confirm, true);
                     Inner::exclude(this, days);
                 }
             }
+            "eld-exclude-cancel" => Inner::cancel_exclusion(this),
             _ => {}
         }
     }

@@ -114,6 +114,10 @@ impl Inner {
             if open { "true" } else { "false" },
         );
         if !open {
+            // A self-exclusion chosen but not confirmed is dropped with the
+            // panel: reopening it never finds one ready to confirm.
+            this.guard.exclusion_chosen.set(None);
+            set_hidden(&ui.exclusion_confirm, true);
             ui.limits_open
                 .focus()
                 .log_failure("focusing the limits button");
@@ -175,7 +179,37 @@ impl Inner {
         );
     }
 
-    /// The second click of a self-exclusion: sent at once, no way back.
+    /// A self-exclusion chosen: nothing is sent yet; the player reads what
+    /// it will do (until when, that it is final) and confirms or cancels.
+    pub(super) fn choose_exclusion(this: &Rc<Inner>, days: Option<u32>) {
+        let ui = &this.guard.ui;
+        this.guard.exclusion_chosen.set(Some(days));
+        let until = days.map(|days| {
+            let ms = this.guard.now() + u64::from(days) * 86_400_000;
+            format_date(this.lang, ms)
+        });
+        set_text(
+            &ui.exclusion_confirm_text,
+            &this.lang.exclusion_preview(until.as_deref()),
+        );
+        set_hidden(&ui.exclusion_confirm, false);
+        ui.exclusion_confirm_text
+            .focus()
+            .log_failure("focusing the exclusion's confirmation");
+    }
+
+    /// The exclusion is not wanted after all: focus returns to its choice.
+    pub(super) fn cancel_exclusion(this: &Rc<Inner>) {
+        let ui = &this.guard.ui;
+        set_hidden(&ui.exclusion_confirm, true);
+        if let Some(days) = this.guard.exclusion_chosen.take() {
+            if let Some((_, button)) = ui.exclusions.iter().find(|(d, _)| *d == days) {
+                button.focus().log_failure("focusing the exclusion choice");
+            }
+        }
+    }
+
+    /// The confirmed self-exclusion: sent at once, no way back.
     pub(super) fn exclude(this: &Rc<Inner>, days: Option<u32>) {
         Inner::send_protection(
             this,

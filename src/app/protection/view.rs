@@ -33,6 +33,10 @@ pub(in crate::app) struct GuardUi {
     pub(super) reality: Vec<(u32, HtmlButtonElement)>,
     pub(super) panel_status: HtmlElement,
     pub(super) exclusions: Vec<(Option<u32>, HtmlButtonElement)>,
+    /// The second step of a self-exclusion: what it will do, confirmed or
+    /// cancelled.
+    pub(super) exclusion_confirm: HtmlElement,
+    pub(super) exclusion_confirm_text: HtmlElement,
     pub(super) dialog: HtmlElement,
     pub(super) figures: [HtmlElement; 5],
     pub(super) continue_button: HtmlButtonElement,
@@ -79,6 +83,11 @@ const BAR_AND_PANEL: &str = "\
     <fieldset class='eld-reality-setting'><legend>{}</legend>{!}</fieldset>\
     <div class='eld-exclusion' role='group' aria-labelledby='eld-exclusion-title'>\
         <h3 id='eld-exclusion-title'>{}</h3><p>{}</p>{!}\
+        <div class='eld-exclusion-confirm' role='group' aria-labelledby='eld-exclusion-confirm-text' hidden>\
+            <p class='eld-exclusion-confirm-text' id='eld-exclusion-confirm-text' tabindex='-1'></p>\
+            <button class='eld-exclude-confirm' type='button'>{}</button>\
+            <button class='eld-exclude-cancel' type='button'>{}</button>\
+        </div>\
     </div>\
 </section>";
 
@@ -176,6 +185,8 @@ impl GuardUi {
                 p.exclusion_title,
                 p.exclusion_intro,
                 &exclusion_html,
+                p.exclusion_confirm,
+                p.exclusion_cancel,
             ],
         )?;
         insert(root, ".eld-top", "afterend", &bar_and_panel)?;
@@ -235,6 +246,8 @@ impl GuardUi {
             reality,
             panel_status: l.get(".eld-guard-excluded"),
             exclusions,
+            exclusion_confirm: l.get(".eld-exclusion-confirm"),
+            exclusion_confirm_text: l.get(".eld-exclusion-confirm-text"),
             dialog: l.get(".eld-reality"),
             figures: FIGURES.map(|name| l.get(&format!("[data-figure={name}]"))),
             continue_button: l.get(".eld-reality-continue").unchecked_into(),
