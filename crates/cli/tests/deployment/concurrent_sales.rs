@@ -143,6 +143,24 @@ fn three_servers_sell_each_ticket_once_and_conserve_money() {
         assert!(blocks_of_one_euro.contains(&(to_close as u64)));
         assert_eq!(blocks_of_one_euro.len(), 2, "{blocks_of_one_euro:?}");
 
+        // The connection pool's series of deploy/grafana's dashboard, which
+        // only a server on PostgreSQL exports.
+        let scrape = reqwest::Client::new()
+            .get(format!("{}/metrics", urls[0]))
+            .bearer_auth(API_KEY)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        for name in [
+            "eldorado_db_pool_connections{",
+            "eldorado_db_pool_wait_seconds_bucket{",
+        ] {
+            assert!(scrape.contains(name), "{name} missing:\n{scrape}");
+        }
+
         (balances, stakes, prizes, sales)
     });
     // The database agrees: one row per acknowledged sale, each ticket once,

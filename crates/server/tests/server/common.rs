@@ -345,3 +345,63 @@ pub fn assert_verified(body: &Value, public_key: &PublicKeyBytes, stake: u64, pl
 pub fn public_key(state: &AppState) -> PublicKeyBytes {
     state.public_key
 }
+
+/// Every series `deploy/grafana/eldorado-dashboard.json` queries: the
+/// `eldorado_*` names in its panels' expressions.
+pub fn dashboard_series() -> std::collections::BTreeSet<String> {
+    let text = include_str!("../../../../deploy/grafana/eldorado-dashboard.json");
+    let dashboard: Value = serde_json::from_str(text).expect("the dashboard is JSON");
+    let mut exprs = Vec::new();
+    collect_exprs(&dashboard, &mut exprs);
+    assert!(!exprs.is_empty(), "the dashboard has no queries");
+    let mut names = std::collections::BTreeSet::new();
+    for expr in exprs {
+        let mut rest = expr.as_str();
+        while let Some(at) = rest.find("eldorado_") {
+            let name: String = rest[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            rest = &rest[at + name.len()..];
+            names.insert(name);
+        }
+    }
+    names
+}
+
+fn collect_exprs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("expr", Value::String(expr)) => out.push(expr.clone()),
+                    _ => collect_exprs(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_exprs(v, out)),
+        _ => {}
+    }
+}
+
+/// The dashboard's series only a server with `--wallet` exports.
+pub const WALLET_SERIES: [&str; 3] = [
+    "eldorado_wallet_calls_total",
+    "eldorado_wallet_outbox_backlog",
+    "eldorado_wallet_outbox_oldest_age_seconds",
+];
+
+/// The dashboard's series only a server on PostgreSQL exports (checked by
+/// the deployment test `three_servers_sell_each_ticket_once_and_conserve_money`).
+pub const POSTGRES_SERIES: [&str; 2] = [
+    "eldorado_db_pool_connections",
+    "eldorado_db_pool_wait_seconds_bucket",
+];
+
+/// Whether a scrape has samples of the series `name`.
+pub fn scrape_has(text: &str, name: &str) -> bool {
+    text.lines().any(|line| {
+        line.strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+    })
+}

@@ -65,6 +65,23 @@ async fn metrics_count_sales_and_tickets_left_for_the_operator_only() {
     ] {
         assert!(after.contains(series), "{series} missing:\n{after}");
     }
+    // Every series the Grafana dashboard queries is exported (those of the
+    // seamless wallet by a server with one, `seamless_wallet.rs`; those of
+    // the connection pool by one on PostgreSQL, the deployment tests).
+    let series = dashboard_series();
+    assert!(series.len() >= 15, "{series:?}");
+    for name in &series {
+        assert!(
+            scrape_has(&after, name)
+                || WALLET_SERIES.contains(&name.as_str())
+                || POSTGRES_SERIES.contains(&name.as_str()),
+            "the dashboard queries {name}, which /metrics does not export:\n{after}"
+        );
+    }
+    assert!(WALLET_SERIES
+        .iter()
+        .chain(&POSTGRES_SERIES)
+        .all(|name| series.contains(*name)));
     // The whole text parses as Prometheus's format, and the parsed samples
     // agree with the store: tickets left on the 1 € play-money line.
     let scrape = prometheus_parse::Scrape::parse(after.lines().map(|l| Ok(l.to_owned())))

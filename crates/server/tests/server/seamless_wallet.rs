@@ -464,6 +464,21 @@ async fn a_restart_resends_the_outbox_with_the_same_transaction_ids() {
     assert_eq!(positions, vec![lost_position, lost_position + 1]);
     drain(&state).await;
     assert_reconciled(&state, &stub, &[("casino-cy", 5_000)]);
+
+    // The wallet's series of the Grafana dashboard are exported.
+    let scrape = call(
+        &router,
+        Method::GET,
+        "/metrics",
+        Some(&operator_key(&state)),
+        None,
+    )
+    .await;
+    assert_eq!(scrape.status, StatusCode::OK);
+    let text = String::from_utf8(scrape.raw).unwrap();
+    for name in WALLET_SERIES {
+        assert!(scrape_has(&text, name), "{name} missing:\n{text}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
