@@ -129,6 +129,7 @@ fn every_answer_is_read_as_the_server_wrote_it() {
         token: "t".to_owned(),
         player_id: fixtures::PLAYER.to_owned(),
         balance_cents: 5000,
+        started_at_ms: 1_767_139_200_000,
         expires_at_ms: 1_767_225_600_000,
         money: eldorado_engine::Money::Real,
         unrevealed: Some(sale.clone()),

@@ -692,3 +692,30 @@ async fn protection_fits_400_px_with_44_px_targets() {
     assert_touchable(&root, ".eld-reality");
     web_sys::console::log_1(&root.outer_html().into());
 }
+
+/// A reload does not reset the session clock: it counts from the session's
+/// start as the server knows it, and a reality check due in that time
+/// comes before the first ticket of the reloaded page.
+#[wasm_bindgen_test]
+async fn the_session_clock_counts_from_the_sessions_start_across_a_reload() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let started = 1_767_225_600_000u64;
+    backend.state.borrow_mut().session_started_ms = started;
+    backend.state.borrow_mut().protection.reality_check_minutes = 30;
+    let (root, app) = mount(&backend, Lang::Fr);
+    let now = Rc::new(Cell::new(started as f64 + 40.0 * 60_000.0));
+    let clock = now.clone();
+    app.set_clock(Rc::new(move || clock.get()));
+    ready(&app).await;
+    app.clock_tick();
+    assert_eq!(text(&root, ".eld-clock-value"), "0:40:00");
+    let keys = backend.state.borrow().buy_keys.len();
+    app.press();
+    assert!(!query(&root, ".eld-reality").hidden(), "the check was due");
+    assert_eq!(backend.state.borrow().buy_keys.len(), keys);
+    assert_eq!(
+        text(&root, ".eld-reality dd[data-figure=\"played\"]"),
+        "0:40:00"
+    );
+    drop(app);
+}

@@ -69,6 +69,9 @@ pub struct FakeState {
     pub portal_origins: Vec<String>,
     /// The session's protection (`Session.protection`, `GET /api/limits`).
     pub protection: Protection,
+    /// When the session started (`Session.started_at_ms`); by default when
+    /// the backend was made.
+    pub session_started_ms: u64,
     /// Refuses every purchase with this error (after recording its key).
     pub refuse_sales: Option<NetError>,
     /// Every `PUT /api/limits` body, in order.
@@ -164,6 +167,7 @@ impl FakeBackend {
                 ended: Vec::new(),
                 portal_origins: Vec::new(),
                 protection: Protection::default(),
+                session_started_ms: js_sys::Date::now() as u64,
                 refuse_sales: None,
                 limits_requests: Vec::new(),
                 exclusion_requests: Vec::new(),
@@ -231,6 +235,7 @@ impl Backend for FakeBackend {
             token: token.to_owned(),
             player_id: fixtures::PLAYER.to_owned(),
             balance_cents: state.balance,
+            started_at_ms: state.session_started_ms,
             expires_at_ms: 0,
             money: state.money,
             unrevealed: state.unrevealed.clone(),

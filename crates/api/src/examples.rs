@@ -95,6 +95,7 @@ pub fn session() -> Value {
         "token": TOKEN,
         "player_id": PLAYER,
         "balance_cents": 5000,
+        "started_at_ms": 1796200000000u64,
         "expires_at_ms": 1796286400000u64,
         "money": "real",
         "unrevealed": null,

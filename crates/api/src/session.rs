@@ -16,6 +16,9 @@ pub struct Session {
     pub token: String,
     pub player_id: String,
     pub balance_cents: u64,
+    /// When the session was opened (ms since the Unix epoch): the page's
+    /// session clock and reality check count from here, across reloads.
+    pub started_at_ms: u64,
     pub expires_at_ms: u64,
     /// `"play"` for a demo player (play-money blocks only), `"real"` for an
     /// operator's player.

@@ -21,6 +21,9 @@ use std::time::Duration;
 pub struct Session {
     pub token: String,
     pub player_id: Arc<str>,
+    /// When the session was opened: the player's session clock counts
+    /// from here, across reloads of the page.
+    pub started_at_ms: u64,
     pub expires_at_ms: u64,
     /// The portal's lobby, for a session opened by a launch link.
     pub lobby_url: Option<Arc<str>>,
@@ -29,6 +32,7 @@ pub struct Session {
 #[derive(Clone, Debug)]
 struct CachedSession {
     player_id: Arc<str>,
+    started_at_ms: u64,
     expires_at_ms: u64,
     lobby_url: Option<Arc<str>>,
 }
@@ -151,6 +155,7 @@ impl Sessions {
             hash,
             CachedSession {
                 player_id: Arc::clone(&player_id),
+                started_at_ms: now,
                 expires_at_ms,
                 lobby_url: lobby_url.clone(),
             },
@@ -158,6 +163,7 @@ impl Sessions {
         Session {
             token,
             player_id,
+            started_at_ms: now,
             expires_at_ms,
             lobby_url,
         }
@@ -211,6 +217,7 @@ impl Sessions {
                 };
                 let entry = CachedSession {
                     player_id: Arc::from(record.player_id),
+                    started_at_ms: record.created_at_ms,
                     expires_at_ms: record.expires_at_ms,
                     lobby_url: record.lobby_url.map(Arc::from),
                 };
@@ -234,6 +241,7 @@ impl Sessions {
         Ok(Session {
             token: token.to_owned(),
             player_id: entry.player_id,
+            started_at_ms: entry.started_at_ms,
             expires_at_ms: entry.expires_at_ms,
             lobby_url: entry.lobby_url,
         })
@@ -332,15 +340,21 @@ mod tests {
     #[test]
     fn the_cache_stays_within_its_capacity_and_sessions_still_resolve() {
         let (_dir, clock, _store, sessions) = sessions(8);
-        let mut tokens = Vec::new();
+        let mut opened = Vec::new();
         for _ in 0..50 {
             clock.advance(Duration::from_millis(1));
-            tokens.push(sessions.open(&ann()).unwrap().0.token);
+            let session = sessions.open(&ann()).unwrap().0;
+            assert_eq!(session.started_at_ms, clock.now_ms());
+            opened.push(session);
             assert!(sessions.cached() <= 8, "{}", sessions.cached());
         }
-        // Evicted sessions are read back from the store.
-        for token in &tokens {
-            assert_eq!(&*sessions.find(token).unwrap().player_id, "ann");
+        clock.advance(Duration::from_millis(1_000));
+        // Evicted sessions are read back from the store, with the time each
+        // started (a page reloaded later keeps its session clock).
+        for session in &opened {
+            let found = sessions.find(&session.token).unwrap();
+            assert_eq!(&*found.player_id, "ann");
+            assert_eq!(found.started_at_ms, session.started_at_ms);
             assert!(sessions.cached() <= 8);
         }
     }

@@ -241,8 +241,11 @@ impl Inner {
     pub(super) fn guard_started(this: &Rc<Inner>, session: &Session) {
         let guard = &this.guard;
         let now = guard.now();
+        // The session clock counts from the session's start as the server
+        // knows it, so a reload does not reset it (a page clock behind the
+        // server's counts from now rather than from the future).
         guard.check.replace(Some(RealityCheck::new(
-            now,
+            session.started_at_ms.min(now),
             session.protection.reality_check_minutes,
         )));
         guard.set_protection(session.protection.clone());

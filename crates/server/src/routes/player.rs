@@ -66,6 +66,7 @@ pub(super) fn session_body(state: &AppState, session: &Session) -> Result<Sessio
         token: session.token.clone(),
         player_id: session.player_id.to_string(),
         balance_cents: player.balance_cents,
+        started_at_ms: session.started_at_ms,
         expires_at_ms: session.expires_at_ms,
         money: player.kind.money(),
         unrevealed,

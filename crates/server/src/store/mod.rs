@@ -153,6 +153,7 @@ pub struct PlayerRecord {
 #[derive(Clone, Debug)]
 pub struct SessionRecord {
     pub player_id: String,
+    pub created_at_ms: u64,
     pub expires_at_ms: u64,
     /// The portal's lobby, for a session opened by a launch link.
     pub lobby_url: Option<String>,

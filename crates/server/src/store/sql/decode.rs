@@ -198,6 +198,7 @@ pub fn session(row: &Row) -> StoreResult<SessionRecord> {
         player_id: row.text(0)?,
         expires_at_ms: row.u64(1, "expiry")?,
         lobby_url: row.opt_text(2)?,
+        created_at_ms: row.u64(3, "session start")?,
     })
 }
 

@@ -124,7 +124,8 @@ texts! {
                         balance_after, at_ms) VALUES ($1, $2, $3, $4, $5, $6)";
     INSERT_SESSION = "INSERT INTO sessions (token_hash, player_id, created_at_ms, expires_at_ms) \
                       VALUES ($1, $2, $3, $4)";
-    SESSION = "SELECT player_id, expires_at_ms, lobby_url FROM sessions WHERE token_hash = $1";
+    SESSION = "SELECT player_id, expires_at_ms, lobby_url, created_at_ms FROM sessions \
+               WHERE token_hash = $1";
     DELETE_SESSION = "DELETE FROM sessions WHERE token_hash = $1";
     DELETE_PLAYER_SESSIONS = "DELETE FROM sessions WHERE player_id = $1";
     DELETE_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at_ms <= $1";
