@@ -1,7 +1,10 @@
 //! The unsold tree against a reference computed from its definition, and
 //! every take's proof against tampering.
 
-use eldorado_engine::deal::{deal_rank, verify_take, Node, TakeError, UnsoldTree};
+use eldorado_engine::deal::{
+    deal_one, deal_rank, verify_deal, verify_take, DealError, DealProof, Node, TakeError,
+    UnsoldTree,
+};
 use eldorado_engine::Hash;
 use proptest::prelude::*;
 use sha2::{Digest, Sha256};
@@ -277,5 +280,80 @@ fn the_protocol_worked_example() {
             "15e899039d6390ae51bf013d0095bf80552967d7385d96fd013720f2332a5f1b".to_owned(),
             3
         )
+    );
+}
+
+fn randomness(round: u8) -> [u8; 32] {
+    Sha256::digest([round]).into()
+}
+
+fn sale(n: u32) -> Hash {
+    eldorado_engine::transparency::record_hash(&n.to_be_bytes())
+}
+
+#[test]
+fn a_deal_by_the_rule_verifies_and_chains_to_the_next_root() {
+    let mut tree = UnsoldTree::new(1_000).unwrap();
+    let mut root = tree.root().hash;
+    for n in 0..50 {
+        let (proof, taken) = deal_one(&mut tree, &randomness(1), &sale(n)).unwrap();
+        assert_eq!(proof.before, root);
+        let verified = verify_deal(&randomness(1), &sale(n), &proof).unwrap();
+        assert_eq!(verified, taken);
+        root = verified.after.hash;
+        assert_eq!(root, tree.root().hash);
+    }
+    assert_eq!(tree.unsold(), 950);
+}
+
+#[test]
+fn a_deal_off_the_rule_is_refused() {
+    let mut tree = UnsoldTree::new(1_000).unwrap();
+    let before = tree.clone();
+    let (proof, taken) = deal_one(&mut tree, &randomness(1), &sale(7)).unwrap();
+    // Another beacon value or another sale gives another rank.
+    for (randomness, sale) in [(randomness(2), sale(7)), (randomness(1), sale(8))] {
+        assert!(matches!(
+            verify_deal(&randomness, &sale, &proof),
+            Err(DealError::NotTheRule { .. })
+        ));
+    }
+    // The operator deals the position it prefers, with a genuine proof that
+    // it was unsold: the rank is not the rule's.
+    let chosen = (taken.rank + 1) % 1_000;
+    let mut forged_tree = before.clone();
+    let position = forged_tree.select(chosen).unwrap();
+    let (siblings, _) = forged_tree.take(position).unwrap();
+    let forged = DealProof {
+        leaves: 1_000,
+        before: before.root().hash,
+        position,
+        siblings,
+    };
+    assert_eq!(
+        verify_deal(&randomness(1), &sale(7), &forged),
+        Err(DealError::NotTheRule {
+            position,
+            rank: chosen,
+            expected: taken.rank
+        })
+    );
+    // A position already sold is refused whatever its rank.
+    let sold_tree = tree.clone();
+    let again = DealProof {
+        before: sold_tree.root().hash,
+        siblings: sold_tree.prove(proof.position).unwrap(),
+        ..proof.clone()
+    };
+    assert!(matches!(
+        verify_deal(&randomness(1), &sale(7), &again),
+        Err(DealError::Take(TakeError::RootMismatch))
+    ));
+    // A sold-out block deals nothing.
+    let mut one = UnsoldTree::new(1).unwrap();
+    deal_one(&mut one, &randomness(1), &sale(1)).unwrap();
+    assert_eq!(
+        deal_one(&mut one, &randomness(1), &sale(2)).unwrap_err(),
+        DealError::SoldOut
     );
 }

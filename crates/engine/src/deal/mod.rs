@@ -13,9 +13,11 @@
 mod beacon;
 mod rank;
 mod unsold_tree;
+mod window;
 
 pub use beacon::{
     BeaconClock, BeaconError, BeaconKey, BEACON_KEY_LEN, BEACON_SCHEME, BEACON_SIGNATURE_LEN,
 };
 pub use rank::{deal_rank, DEAL_TAG};
 pub use unsold_tree::{verify_take, Node, TakeError, Taken, UnsoldTree, MAX_LEAVES};
+pub use window::{deal_one, verify_deal, DealError, DealProof};
