@@ -192,13 +192,13 @@ async fn limits_panel_shows_limits_and_sends_the_right_body() {
     // Staked since the session was read: the panel's fresh figures say so.
     backend.state.borrow_mut().protection.stake_used_cents = 400;
     let open = query(&root, ".eld-limits-open");
-    assert!(query(&root, ".eld-limits").hidden());
+    assert!(!dialog_open(&root));
     assert_eq!(
         open.get_attribute("aria-expanded").as_deref(),
         Some("false")
     );
     open.click();
-    assert!(!query(&root, ".eld-limits").hidden());
+    assert!(dialog_open(&root), "a modal dialog");
     assert_eq!(open.get_attribute("aria-expanded").as_deref(), Some("true"));
     assert_eq!(input(&root, "#eld-stake-limit").value(), "10");
     // Typed before the fresh figures arrive: kept.
@@ -310,10 +310,8 @@ async fn self_exclusion_says_what_it_will_do_and_waits_for_a_confirmation() {
         .text_content()
         .unwrap()
         .contains("Définitif : ne peut être ni annulé ni raccourci"));
-    assert!(choice
-        .get_attribute("aria-label")
-        .unwrap()
-        .contains("Définitif"));
+    // Its name is its visible text: no aria-label that differs from it.
+    assert_eq!(choice.get_attribute("aria-label"), None);
     // The choice only says what will happen; nothing is sent yet.
     choice.click();
     let confirm = query(&root, ".eld-exclusion-confirm");
@@ -635,8 +633,35 @@ impl Drop for StyleSheet {
 
 /// Every visible control under `selector` is at least 44 px high and
 /// inside `root`'s width.
+/// Whether « Limites de jeu » is open, as a modal dialog.
+fn dialog_open(root: &web_sys::Element) -> bool {
+    let dialog = root.query_selector(".eld-limits").unwrap().unwrap();
+    let open = dialog.has_attribute("open");
+    assert!(
+        !open || dialog.matches(":modal").unwrap(),
+        "open, but not modal"
+    );
+    open
+}
+
+/// The controls under `selector` are at least 44 px high and within the
+/// game's `root` (a modal dialog: within the viewport).
 fn assert_touchable(root: &web_sys::Element, selector: &str) {
-    let bounds = root.get_bounding_client_rect();
+    let modal = root
+        .query_selector(&format!("{selector}:modal"))
+        .unwrap()
+        .is_some();
+    let bounds = if modal {
+        let html = web_sys::window()
+            .unwrap()
+            .document()
+            .unwrap()
+            .document_element()
+            .unwrap();
+        html.get_bounding_client_rect()
+    } else {
+        root.get_bounding_client_rect()
+    };
     let controls = root
         .query_selector_all(&format!(
             "{selector} button, {selector} input, {selector} summary"
@@ -716,6 +741,46 @@ async fn the_session_clock_counts_from_the_sessions_start_across_a_reload() {
     assert_eq!(
         text(&root, ".eld-reality dd[data-figure=\"played\"]"),
         "0:40:00"
+    );
+    drop(app);
+}
+
+/// « Limites de jeu » is a modal dialog (the browser keeps the page behind
+/// it inert): focus goes inside, and however it closes (its button, Escape, which the
+/// browser turns into `close`) focus returns to « Limites de jeu ».
+#[wasm_bindgen_test]
+async fn the_limits_dialog_keeps_focus_inside_and_gives_it_back() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    let document = web_sys::window().unwrap().document().unwrap();
+    let dialog: web_sys::HtmlDialogElement = query(&root, ".eld-limits").dyn_into().unwrap();
+    let opener = query(&root, ".eld-limits-open");
+    opener.click();
+    assert!(dialog_open(&root));
+    let focused = document.active_element().unwrap();
+    assert!(dialog.contains(Some(&focused)), "{}", focused.outer_html());
+    // Closed as Escape closes it: by the dialog itself.
+    dialog.close();
+    wait_for("focus back on « Limites de jeu »", || {
+        document.active_element().is_some_and(|e| {
+            let opener: &web_sys::Element = &opener;
+            &e == opener
+        })
+    })
+    .await;
+    assert_eq!(
+        opener.get_attribute("aria-expanded").as_deref(),
+        Some("false")
+    );
+    // Opened again: the close button does the same at once.
+    opener.click();
+    assert!(dialog_open(&root));
+    click(&root, ".eld-limits-close");
+    assert!(!dialog_open(&root));
+    assert_eq!(
+        opener.get_attribute("aria-expanded").as_deref(),
+        Some("false")
     );
     drop(app);
 }

@@ -237,16 +237,6 @@ impl Lang {
         }
     }
 
-    /// The accessible name of a self-exclusion choice.
-    pub fn exclusion_choice_label(self, choice: usize) -> String {
-        let t = self.protection();
-        let period = t.exclusion_choices.get(choice).copied().unwrap_or_default();
-        match self {
-            Lang::Fr => format!("M'exclure du jeu : {period}. {}.", t.irreversible),
-            Lang::En => format!("Exclude myself from play: {period}. {}.", t.irreversible),
-        }
-    }
-
     /// A sale refused for a weekly limit: the limit, what is used, and when
     /// room frees up for the stake refused (`None`: the stake alone is above
     /// the limit, so only a smaller one can fit).
@@ -369,17 +359,6 @@ mod tests {
         for (text, expected) in cases {
             assert_eq!(text, expected);
         }
-        for lang in [Lang::Fr, Lang::En] {
-            let p = lang.protection();
-            let opening = match lang {
-                Lang::Fr => "M'exclure du jeu : ",
-                Lang::En => "Exclude myself from play: ",
-            };
-            assert_eq!(
-                lang.exclusion_choice_label(0),
-                format!("{opening}{}. {}.", p.exclusion_choices[0], p.irreversible)
-            );
-        }
     }
 
     #[test]
@@ -390,11 +369,26 @@ mod tests {
     }
 
     #[test]
-    fn every_exclusion_choice_says_it_is_final() {
-        for lang in [Lang::Fr, Lang::En] {
-            for choice in 0..crate::protection::EXCLUSION_CHOICES.len() {
-                let label = lang.exclusion_choice_label(choice);
-                assert!(label.contains(lang.protection().irreversible), "{label}");
+    fn every_exclusion_preview_says_until_when_and_that_it_is_final() {
+        let cases = [
+            (
+                Lang::Fr,
+                Some("06/12/2026 10:00"),
+                "ni annulée ni raccourcie",
+            ),
+            (Lang::Fr, None, "l'opérateur lève l'exclusion"),
+            (
+                Lang::En,
+                Some("06/12/2026, 10:00"),
+                "cannot be undone or shortened",
+            ),
+            (Lang::En, None, "until the operator lifts it"),
+        ];
+        for (lang, until, says) in cases {
+            let preview = lang.exclusion_preview(until);
+            assert!(preview.contains(says), "{preview}");
+            if let Some(date) = until {
+                assert!(preview.contains(date), "{preview}");
             }
         }
     }

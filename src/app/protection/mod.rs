@@ -191,6 +191,9 @@ impl Inner {
             Inner::save_limits(i);
         })?;
         this.listeners.borrow_mut().push(submit);
+        // Escape closes the dialog by itself: the page follows.
+        let closed = on(&ui.panel, "close", |i, _| Inner::panel_closed(i))?;
+        this.listeners.borrow_mut().push(closed);
         Ok(())
     }
 
@@ -198,7 +201,7 @@ impl Inner {
     pub(super) fn guard_click(this: &Rc<Inner>, class: &str, button: &web_sys::Element) {
         let ui = &this.guard.ui;
         match class {
-            "eld-limits-open" => Inner::show_panel(this, ui.panel.hidden()),
+            "eld-limits-open" => Inner::show_panel(this, !ui.panel.open()),
             "eld-limits-close" => Inner::show_panel(this, false),
             "eld-reality-continue" => {
                 let now = this.guard.now();

@@ -107,22 +107,17 @@ fn colon(lang: Lang) -> &'static str {
 impl Inner {
     pub(super) fn show_panel(this: &Rc<Inner>, open: bool) {
         let ui = &this.guard.ui;
-        set_hidden(&ui.panel, !open);
-        set_attr(
-            &ui.limits_open,
-            "aria-expanded",
-            if open { "true" } else { "false" },
-        );
         if !open {
-            // A self-exclusion chosen but not confirmed is dropped with the
-            // panel: reopening it never finds one ready to confirm.
-            this.guard.exclusion_chosen.set(None);
-            set_hidden(&ui.exclusion_confirm, true);
-            ui.limits_open
-                .focus()
-                .log_failure("focusing the limits button");
+            ui.panel.close();
+            Inner::panel_closed(this);
             return;
         }
+        if !ui.panel.open() {
+            ui.panel
+                .show_modal()
+                .log_failure("opening the limits dialog");
+        }
+        set_attr(&ui.limits_open, "aria-expanded", "true");
         set_text(&ui.limits_message, "");
         this.guard.fill_panel(this.lang);
         this.guard.fill_inputs(this.lang);
@@ -177,6 +172,22 @@ impl Inner {
             move |backend, token| backend.set_reality_check(token, RealityCheckRequest { minutes }),
             this.lang.protection().reality_saved,
         );
+    }
+
+    /// The dialog is closed (its button, or Escape): focus returns to what
+    /// opened it. Idempotent: closing by the button also fires `close`.
+    pub(super) fn panel_closed(this: &Rc<Inner>) {
+        let ui = &this.guard.ui;
+        // A self-exclusion chosen but not confirmed is dropped with the
+        // panel: reopening it never finds one ready to confirm.
+        this.guard.exclusion_chosen.set(None);
+        set_hidden(&ui.exclusion_confirm, true);
+        if ui.limits_open.get_attribute("aria-expanded").as_deref() == Some("true") {
+            set_attr(&ui.limits_open, "aria-expanded", "false");
+            ui.limits_open
+                .focus()
+                .log_failure("focusing the limits button");
+        }
     }
 
     /// A self-exclusion chosen: nothing is sent yet; the player reads what

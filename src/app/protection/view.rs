@@ -9,7 +9,7 @@ use crate::protection::EXCLUSION_CHOICES;
 use crate::reality_check::CHOICES;
 use crate::ui::Ui;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Element, HtmlButtonElement, HtmlElement, HtmlInputElement};
+use web_sys::{Element, HtmlButtonElement, HtmlDialogElement, HtmlElement, HtmlInputElement};
 
 /// The elements of player protection, built once inside the game's root.
 pub(in crate::app) struct GuardUi {
@@ -18,7 +18,9 @@ pub(in crate::app) struct GuardUi {
     pub(super) play_money: HtmlElement,
     /// Next to « Jouer »: why it is disabled (exclusion, play stopped).
     pub(super) status: HtmlElement,
-    pub(super) panel: HtmlElement,
+    /// « Limites de jeu », a modal dialog: the page behind it is inert,
+    /// Escape closes it.
+    pub(super) panel: HtmlDialogElement,
     pub(super) panel_title: HtmlElement,
     pub(super) stake_now: HtmlElement,
     pub(super) stake_used: HtmlElement,
@@ -55,7 +57,7 @@ const BAR_AND_PANEL: &str = "\
     <button class='eld-limits-open' type='button' aria-expanded='false' aria-controls='eld-limits'>{}</button>\
     <p class='eld-play-money' hidden>{}</p>\
 </div>\
-<section class='eld-limits' id='eld-limits' hidden aria-labelledby='eld-limits-title'>\
+<dialog class='eld-limits' id='eld-limits' aria-labelledby='eld-limits-title'>\
     <div class='eld-limits-head'>\
         <h2 id='eld-limits-title' tabindex='-1'>{}</h2><button class='eld-limits-close' type='button'>{}</button>\
     </div>\
@@ -89,13 +91,13 @@ const BAR_AND_PANEL: &str = "\
             <button class='eld-exclude-cancel' type='button'>{}</button>\
         </div>\
     </div>\
-</section>";
+</dialog>";
 
 const REALITY_CHOICE: &str =
     "<button class='eld-reality-choice' type='button' data-minutes='{}' aria-pressed='false'>{}</button>";
 
 const EXCLUSION_CHOICE: &str = "\
-<button class='eld-exclude' type='button' aria-label='{}' data-days='{}'>\
+<button class='eld-exclude' type='button' data-days='{}'>\
     <strong>{}</strong><span class='eld-irreversible'>{}</span>\
 </button>";
 
@@ -148,15 +150,13 @@ impl GuardUi {
             )?;
         }
         let mut exclusion_html = String::new();
-        for (index, (days, choice)) in EXCLUSION_CHOICES
-            .into_iter()
-            .zip(p.exclusion_choices)
-            .enumerate()
-        {
+        // A choice's name is its visible text (the period, then that it is
+        // final), inside the group « M'exclure du jeu »: no aria-label that
+        // a voice-control user could not say.
+        for (days, choice) in EXCLUSION_CHOICES.into_iter().zip(p.exclusion_choices) {
             exclusion_html += &html(
                 EXCLUSION_CHOICE,
                 &[
-                    &lang.exclusion_choice_label(index),
                     &days.map_or_else(|| "none".to_owned(), |d| crate::text::decimal(d.into())),
                     choice,
                     p.irreversible,
@@ -231,7 +231,7 @@ impl GuardUi {
             limits_open: l.get(".eld-limits-open").unchecked_into(),
             play_money: l.get(".eld-play-money"),
             status: l.get(".eld-guard-status"),
-            panel: l.get(".eld-limits"),
+            panel: l.get(".eld-limits").unchecked_into(),
             panel_title: l.get("#eld-limits-title"),
             stake_now: l.get(".eld-limit .eld-limit-now"),
             stake_used: l.get(".eld-limit .eld-limit-used"),
