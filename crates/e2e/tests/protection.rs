@@ -106,6 +106,8 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
     })
     .await;
     browser.screenshot("protection-panel").await;
+    // The panel is a modal dialog: closed before playing.
+    browser.click("#eldorado .eld-limits-close").await;
 
     // One 1 € ticket fits; the next would stake 2 € in the week.
     browser.click(PLAY).await;
@@ -142,12 +144,21 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
     assert!(state.play_enabled, "a limit bars only what exceeds it");
     browser.screenshot("protection-limit-reached").await;
 
-    // Self-exclusion in two clicks: the panel, then « 24 heures ».
-    browser.click("#eldorado .eld-limits-close").await;
+    // Self-exclusion: the panel, « 24 heures », which says until when and
+    // that it is final, then its confirmation.
     browser.click("#eldorado .eld-limits-open").await;
     browser
         .click("#eldorado .eld-exclude[data-days=\"1\"]")
         .await;
+    let preview = text_of(&browser, "#eldorado .eld-exclusion-confirm-text").await;
+    assert!(
+        preview
+            .as_str()
+            .is_some_and(|p| p.contains("jusqu'au ") && p.contains("ni annulée ni raccourcie")),
+        "{preview}"
+    );
+    browser.screenshot("protection-exclusion-confirm").await;
+    browser.click("#eldorado .eld-exclude-confirm").await;
     let session = wait_session(&server, &browser, &token, "the exclusion", |s| {
         s.protection.excluded_until_ms.is_some()
     })
