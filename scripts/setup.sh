@@ -100,6 +100,13 @@ if [ "$want_browser" = true ]; then
         python3 -m venv "$tools/schemathesis" 2>/dev/null || { apt_install python3-venv; python3 -m venv "$tools/schemathesis"; }
         "$tools/schemathesis/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$schemathesis_version"
     fi
+    # axe-core checks the page's accessibility in the end-to-end tests
+    # (crates/e2e/tests/accessibility.rs).
+    axe_version=4.11.1
+    if [ "$(npm_version axe-core axe-core)" != "$axe_version" ]; then
+        say "installing axe-core $axe_version into $tools/axe-core"
+        npm install --silent --no-audit --no-fund --prefix "$tools/axe-core" "axe-core@$axe_version"
+    fi
     if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
         say "installing Chromium and chromedriver"
         apt_install chromium chromium-driver

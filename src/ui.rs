@@ -58,7 +58,9 @@ pub struct Ui {
 }
 
 /// The page's static structure; `{}` are its texts, `{!}` the stake
-/// buttons (no whitespace between tags: it would add text nodes).
+/// buttons (no whitespace between tags: it would add text nodes). The
+/// board is a labelled group, not an image: the win window's button is
+/// inside it, and an image's content is not meant to be interactive.
 const PAGE: &str = "\
 <header class='eld-top'>\
     <h1 class='eld-title'>{}</h1>\
@@ -71,7 +73,7 @@ const PAGE: &str = "\
 </header>\
 <div class='eld-resume' hidden><p>{}</p><button class='eld-resume-btn' type='button'>{}</button></div>\
 <div class='eld-stage'>\
-    <div class='eld-board' role='img' aria-label='{}' tabindex='0' aria-description='{}'>\
+    <div class='eld-board' role='group' aria-label='{}' tabindex='0' aria-description='{}'>\
         <canvas class='eld-canvas' aria-hidden='true' width='500' height='300'></canvas>\
         <div class='eld-popup' hidden role='dialog' aria-labelledby='eld-popup-text'>\
             <p class='eld-popup-text' id='eld-popup-text'></p>\

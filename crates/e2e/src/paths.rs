@@ -88,3 +88,24 @@ pub fn check_web_bundle() {
         bundle.display()
     );
 }
+
+/// axe-core's script (scripts/setup.sh --test installs it at an exact
+/// version in the tools folder); `ELDORADO_AXE` names another copy.
+pub fn axe_script() -> PathBuf {
+    if let Some(path) = std::env::var_os("ELDORADO_AXE") {
+        return PathBuf::from(path);
+    }
+    let tools = std::env::var_os("ELDORADO_TOOLS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/eldorado-tools")
+        });
+    let path = tools.join("axe-core/node_modules/axe-core/axe.min.js");
+    assert!(
+        path.is_file(),
+        "{} is missing: run scripts/setup.sh --test, or point ELDORADO_AXE at axe.min.js",
+        path.display()
+    );
+    path
+}

@@ -1,0 +1,143 @@
+//! axe-core over the real page in Chromium, in the states a player meets:
+//! loaded, a ticket revealed, the history open, the rules open, « Limites
+//! de jeu » open with a self-exclusion waiting for its confirmation. No
+//! serious or critical violation in any of them.
+//!
+//! Run with `scripts/e2e.sh accessibility`; ignored by a plain `cargo test`.
+
+use eldorado_e2e::browser::{Browser, PageState};
+use eldorado_e2e::paths;
+use eldorado_e2e::server::Server;
+use serde_json::Value;
+
+const SEED: u64 = 15;
+const MAX_PLAYS: usize = 40;
+const PLAY: &str = "#eldorado > .eld-controls > .eld-play";
+const HISTORY_SUMMARY: &str = "#eldorado > .eld-history > summary";
+
+/// Runs axe-core on the whole document; returns the serious and critical
+/// violations, one line each (rule, impact, first offending element).
+async fn serious_violations(browser: &Browser) -> Vec<String> {
+    let axe = std::fs::read_to_string(paths::axe_script()).expect("axe-core's script");
+    browser.script(&axe, Vec::new()).await;
+    let result = browser
+        .script(
+            "return axe.run(document, { resultTypes: ['violations'] }).then(r => \
+               r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical') \
+                 .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' × ' \
+                      + v.nodes[0].html.slice(0, 160)));",
+            Vec::new(),
+        )
+        .await;
+    match result {
+        Value::Array(items) => items
+            .into_iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        other => panic!("axe answered {other}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn no_serious_accessibility_violation_in_any_state() {
+    paths::check_web_bundle();
+    let (server, browser) = tokio::join!(
+        Server::start(SEED, "accessibility"),
+        Browser::start("accessibility")
+    );
+    browser.goto(&format!("{}/", server.base)).await;
+    browser
+        .wait("the game to load", |s| {
+            s.ready_to_play() && s.balance.is_some()
+        })
+        .await;
+    let mut found = Vec::new();
+    let mut check = |state: &str, violations: Vec<String>| {
+        for v in violations {
+            found.push(format!("{state}: {v}"));
+        }
+    };
+    check("loaded", serious_violations(&browser).await);
+
+    // Tickets until a win is shown and an Extra waits (seed 15 has both
+    // within its first tickets, as the game's own test knows).
+    let (mut win, mut extra) = (false, false);
+    for _ in 0..MAX_PLAYS {
+        let state = browser
+            .wait("« Jouer » or « Extra »", |s| {
+                s.ready_to_play() || s.awaiting_extra()
+            })
+            .await;
+        if state.awaiting_extra() && !extra {
+            check("an Extra waiting", serious_violations(&browser).await);
+            extra = true;
+        }
+        if state.popup.as_ref().is_some_and(|p| p.kind == "win") && !win {
+            check("a win shown", serious_violations(&browser).await);
+            win = true;
+        }
+        if win && extra {
+            break;
+        }
+        browser.click(PLAY).await;
+        browser
+            .wait("the grid turning", |s| s.revealing() || s.notice.is_some())
+            .await;
+    }
+    assert!(
+        win && extra,
+        "seed {SEED}: no win or no Extra in {MAX_PLAYS} tickets"
+    );
+    // The ticket's remaining Extras, to its end.
+    while browser
+        .wait("« Jouer » or « Extra »", |s| {
+            s.ready_to_play() || s.awaiting_extra()
+        })
+        .await
+        .awaiting_extra()
+    {
+        browser.click(PLAY).await;
+        browser
+            .wait("the Extra grid turning", |s| s.revealing())
+            .await;
+    }
+
+    browser.click(HISTORY_SUMMARY).await;
+    browser
+        .wait("the history", |s| !s.history_rows.is_empty())
+        .await;
+    check("the history open", serious_violations(&browser).await);
+
+    browser.click("#eldorado .eld-help").await;
+    browser.settle().await;
+    check("the rules open", serious_violations(&browser).await);
+
+    browser.click("#eldorado .eld-limits-open").await;
+    browser
+        .click("#eldorado .eld-exclude[data-days=\"7\"]")
+        .await;
+    check(
+        "a self-exclusion to confirm",
+        serious_violations(&browser).await,
+    );
+    browser.click("#eldorado .eld-exclude-cancel").await;
+    browser.click("#eldorado .eld-limits-close").await;
+
+    // The check finds what it looks for: a button without a name, added
+    // here, is reported.
+    browser
+        .script(
+            "document.body.insertAdjacentHTML('beforeend', '<button id=\"nameless\"></button>');",
+            Vec::new(),
+        )
+        .await;
+    let planted = serious_violations(&browser).await;
+    assert!(
+        planted.iter().any(|v| v.starts_with("button-name")),
+        "{planted:?}"
+    );
+
+    assert!(found.is_empty(), "axe-core:\n{}", found.join("\n"));
+    browser.close().await;
+}
