@@ -5,7 +5,7 @@
 //!
 //! Run with `scripts/e2e.sh accessibility`; ignored by a plain `cargo test`.
 
-use eldorado_e2e::browser::{Browser, PageState};
+use eldorado_e2e::browser::Browser;
 use eldorado_e2e::paths;
 use eldorado_e2e::server::Server;
 use serde_json::Value;

@@ -62,7 +62,7 @@ pub struct Inner {
     pub demo_player_limit: RateLimiter<IpAddr>,
     /// Per-player limit on `POST /api/sales`: many players share one
     /// address behind a carrier's or the operator's balancer.
-    pub sale_limit: RateLimiter<String>,
+    pub sale_limit: RateLimiter<Arc<str>>,
     /// Per-address limit on `POST /api/launch`.
     pub launch_limit: RateLimiter<IpAddr>,
     key: Arc<SigningKey>,

@@ -249,7 +249,7 @@ async fn sell(
     session: Session,
     body: SaleRequestBody,
 ) -> Result<Json<SaleResponse>, ApiError> {
-    state.sale_limit.check(session.player_id.to_string())?;
+    state.sale_limit.check(session.player_id.clone())?;
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;
     let client_nonce = parse_client_nonce(body.client_nonce.as_ref())?;

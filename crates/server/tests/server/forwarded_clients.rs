@@ -46,6 +46,20 @@ async fn call_from(
     (status, serde_json::from_slice(&raw).unwrap_or(Value::Null))
 }
 
+/// `POST /api/demo/players` from `peer` with that `X-Forwarded-For`.
+async fn new_demo_player(router: &Router, peer: &str, forwarded_for: &str) -> StatusCode {
+    let (status, _) = call_from(
+        router,
+        peer,
+        Some(forwarded_for),
+        "/api/demo/players",
+        None,
+        "{}",
+    )
+    .await;
+    status
+}
+
 fn behind_balancer(demo_per_minute: u32, sales_per_second: u32) -> Router {
     eldorado_server::app(shared_with(
         |c| {
@@ -90,16 +104,10 @@ async fn sixty_four_players_behind_one_balancer_all_get_their_sales() {
         call_from(&app, BALANCER, None, "/api/sales", Some(&tokens[0]), sale).await;
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
     // The same client behind the balancer is one client.
-    let (status, _) = call_from(
-        &app,
-        BALANCER,
-        Some("198.51.100.0"),
-        "/api/demo/players",
-        None,
-        "{}",
-    )
-    .await;
-    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        new_demo_player(&app, BALANCER, "198.51.100.0").await,
+        StatusCode::TOO_MANY_REQUESTS
+    );
 }
 
 #[tokio::test]
@@ -107,16 +115,10 @@ async fn a_forged_forwarded_for_gains_nothing() {
     let app = behind_balancer(1, 20);
     // A client talking to the server directly: its header is not believed.
     let direct = "203.0.113.9:5000";
-    let (status, _) = call_from(
-        &app,
-        direct,
-        Some("198.51.100.1"),
-        "/api/demo/players",
-        None,
-        "{}",
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(
+        new_demo_player(&app, direct, "198.51.100.1").await,
+        StatusCode::CREATED
+    );
     let (status, body) = call_from(
         &app,
         direct,
@@ -130,24 +132,12 @@ async fn a_forged_forwarded_for_gains_nothing() {
     assert_eq!(body["error"]["code"], "RATE_LIMITED");
     // Through the balancer, a forged first hop: the balancer appended the
     // real address, and that is the one counted.
-    let (status, _) = call_from(
-        &app,
-        BALANCER,
-        Some("198.51.100.1, 203.0.113.50"),
-        "/api/demo/players",
-        None,
-        "{}",
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED);
-    let (status, _) = call_from(
-        &app,
-        BALANCER,
-        Some("198.51.100.77, 203.0.113.50"),
-        "/api/demo/players",
-        None,
-        "{}",
-    )
-    .await;
-    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        new_demo_player(&app, BALANCER, "198.51.100.1, 203.0.113.50").await,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        new_demo_player(&app, BALANCER, "198.51.100.77, 203.0.113.50").await,
+        StatusCode::TOO_MANY_REQUESTS
+    );
 }
