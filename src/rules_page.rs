@@ -54,7 +54,7 @@ pub fn rules_page(lang: Lang) -> String {
         page += &cell("p", paragraph);
     }
 
-    page += &cell("h3", t.combinations);
+    page += &cell("h2", t.combinations);
     page += "<table class='eld-combos' id='eld-combos'><tr>";
     page += &cell("th", t.combination);
     page += &cell("th", t.gives);
@@ -85,7 +85,7 @@ pub fn rules_page(lang: Lang) -> String {
     }
     page += "</table>";
 
-    page += &cell("h3", t.prize_table);
+    page += &cell("h2", t.prize_table);
     page += "<table class='eld-prizes'><tr>";
     page += &cell("th", t.rank);
     page += &stake_heads;

@@ -101,7 +101,7 @@ const PAGE: &str = "\
 <details class='eld-history'>\
     <summary>{}</summary>\
     <table class='eld-history-table'>\
-        <thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th></th></tr></thead>\
+        <thead><tr><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th><span class='eld-sr'>{}</span></th></tr></thead>\
         <tbody></tbody>\
     </table>\
     <button class='eld-history-more' type='button' hidden>{}</button>\
@@ -151,6 +151,7 @@ impl Ui {
                 t.history_result,
                 t.history_status,
                 lang.protection().history_block,
+                t.history_actions,
                 t.history_more,
                 t.rules,
                 t.decided_by_ticket,

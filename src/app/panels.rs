@@ -268,7 +268,7 @@ impl Inner {
         };
         text_child(
             detail,
-            "h3",
+            "h2",
             "",
             &format!(
                 "#{} — {} — {result}",

@@ -444,7 +444,7 @@ return {
     };
   }) : [],
   history_detail: {
-    title: detail && detail.querySelector('h3') ? detail.querySelector('h3').textContent : null,
+    title: detail && detail.querySelector('h2') ? detail.querySelector('h2').textContent : null,
     grids: detail ? Array.from(detail.querySelectorAll('figure')).map((f) => [
       f.querySelector('figcaption') ? f.querySelector('figcaption').textContent : '',
       f.querySelector('.eld-sr') ? f.querySelector('.eld-sr').textContent : '',
