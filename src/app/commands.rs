@@ -87,6 +87,7 @@ impl Inner {
             Command::Buy { stake, purchase } => {
                 save_pref(PENDING_STAKE_KEY, Some(&crate::text::decimal(stake)));
                 save_pref(PENDING_NONCE_KEY, Some(&purchase.nonce.to_hex()));
+                this.describe_board(None);
                 this.board
                     .borrow_mut()
                     .hide()
@@ -361,14 +362,28 @@ impl Inner {
                 .map(|g| self.lang.describe_grid(g.rows()))
         };
         let commands = self.game.borrow_mut().reveal_done(grid);
-        // Outcome and Extras announcements read the grid themselves; an
-        // Extra grid that ends nothing is still read out, cell by cell.
-        if let Some(text) = description {
+        if let Some(text) = &description {
+            // The board's name carries the grid, for whoever asks for it
+            // (focusing the board); the outcome and Extras announcements
+            // are said first and briefly. An Extra grid that ends nothing
+            // is still read out, cell by cell.
+            self.describe_board(Some(text));
             if !commands.iter().any(|c| matches!(c, Command::Announce(_))) {
-                self.ui.live.set_text_content(Some(&text));
+                self.ui.live.set_text_content(Some(text));
             }
         }
         commands
+    }
+
+    /// The board's accessible name: « Grille de jeu », then the symbols of
+    /// the grid revealed last (`None` while the next ticket is covered).
+    fn describe_board(&self, grid: Option<&str>) {
+        let label = self.lang.texts().grid_label;
+        let name = match grid {
+            Some(grid) => format!("{label}. {grid}"),
+            None => label.to_owned(),
+        };
+        crate::dom::set_attr(&self.ui.board_box, "aria-label", &name);
     }
 
     /// One step of « Dernier gain » counting up (after the reveal: the
@@ -440,24 +455,9 @@ impl Inner {
         let lang = self.lang;
         match announcement {
             Announcement::Refused { stake, balance } => lang.insufficient_funds(*stake, *balance),
-            Announcement::Extras(n) => {
-                let grid = self
-                    .game
-                    .borrow()
-                    .ticket()
-                    .and_then(|t| t.grids.first().map(|g| lang.describe_grid(g.rows())))
-                    .unwrap_or_default();
-                format!("{grid}{}.", lang.you_get_extras(*n))
-            }
-            Announcement::Outcome { prize, balance } => {
-                let game = self.game.borrow();
-                let grid = game
-                    .ticket()
-                    .and_then(|t| t.grids.get(game.revealed().saturating_sub(1)))
-                    .map(|g| lang.describe_grid(g.rows()))
-                    .unwrap_or_default();
-                format!("{grid}{}", lang.outcome_announcement(*prize, *balance))
-            }
+            // The result alone: the grid's symbols are the board's name.
+            Announcement::Extras(n) => format!("{}.", lang.you_get_extras(*n)),
+            Announcement::Outcome { prize, balance } => lang.outcome_announcement(*prize, *balance),
             Announcement::Rejected(rejection) => lang.rejection(rejection),
             Announcement::Failed(error) => net_message(lang, error),
         }

@@ -365,6 +365,9 @@ pub struct PageState {
     pub resume_button: Option<String>,
     pub verified: Option<String>,
     pub live: Option<String>,
+    /// The board's accessible name: « Grille de jeu » and the grid
+    /// revealed last.
+    pub board_label: Option<String>,
     pub history_summary: Option<String>,
     pub history_open: bool,
     /// The rules panel's page has come (it is fetched when first opened).
@@ -433,6 +436,7 @@ return {
   resume_button: text(q('.eld-resume-btn')),
   verified: shown(badge) ? badge.querySelector('.eld-badge-label').textContent : null,
   live: q('.eld-live') ? q('.eld-live').textContent : null,
+  board_label: q('.eld-board') ? q('.eld-board').getAttribute('aria-label') : null,
   history_summary: history ? history.querySelector('summary').textContent : null,
   history_open: !!history && history.open,
   rules_shown: !!q('.eld-info .eld-facts'),

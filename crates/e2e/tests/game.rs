@@ -132,12 +132,12 @@ impl Game<'_> {
                     "an Extra grid debits nothing"
                 );
                 assert!(
-                    waiting.live.as_deref().unwrap_or("").contains(&spoken_grid(
-                        ticket,
-                        grid - 1,
-                        Lang::Fr
-                    )),
-                    "grid {} is announced as the known ticket's: {waiting:#?}",
+                    waiting
+                        .board_label
+                        .as_deref()
+                        .unwrap_or("")
+                        .contains(&spoken_grid(ticket, grid - 1, Lang::Fr)),
+                    "grid {} is the board's description, as the known ticket's: {waiting:#?}",
                     grid - 1
                 );
                 if grid == 1 && self.shoot_extras {
@@ -213,11 +213,27 @@ impl Game<'_> {
             text: expect::you_win(ticket.prize_cents, Lang::Fr),
         });
         assert_eq!(end.popup, popup, "window after ticket {}", ticket.position);
+        // The outcome is announced first and alone; the last grid's
+        // symbols are the board's description, read when asked for.
         let live = end.live.as_deref().unwrap_or("");
+        let outcome = if ticket.prize_cents > 0 {
+            "Gagné"
+        } else {
+            "Perdu"
+        };
         assert!(
-            live.contains(&spoken_grid(ticket, extras, Lang::Fr))
-                && live.contains(&format!("Disponibilités : {}.", money(after, Lang::Fr))),
-            "the last grid and the outcome are announced: {live:?}"
+            live.starts_with(outcome)
+                && live.ends_with(&format!("Disponibilités : {}.", money(after, Lang::Fr)))
+                && !live.contains("Ligne"),
+            "the outcome, briefly: {live:?}"
+        );
+        assert!(
+            end.board_label
+                .as_deref()
+                .unwrap_or("")
+                .contains(&spoken_grid(ticket, extras, Lang::Fr)),
+            "the last grid is the board's description: {:?}",
+            end.board_label
         );
         self.player.balance = after;
         end
