@@ -13,7 +13,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 #[derive(Args)]
 pub struct BeaconArgs {
@@ -42,7 +41,7 @@ pub fn run(args: BeaconArgs) -> Result<ExitCode, String> {
             genesis_ms: args.genesis_ms,
             period_ms: args.period_ms,
         },
-        now_ms,
+        now_ms: eldorado_server::clock::system_now_ms,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -65,10 +64,4 @@ pub fn run(args: BeaconArgs) -> Result<ExitCode, String> {
             .map_err(|e| format!("the beacon stopped: {e}"))
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }

@@ -13,12 +13,13 @@ use eldorado_api::{ConsistencyProof, CosignatureSubmission};
 use eldorado_engine::commit::signing_key_from_secret;
 use eldorado_engine::transparency::Cosigner;
 use eldorado_engine::SigningKey;
+use eldorado_server::clock::system_now_ms;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 const FORK_EXIT: u8 = 3;
 
@@ -80,7 +81,7 @@ pub fn run(args: WitnessArgs) -> Result<ExitCode, String> {
         .transpose()?;
     let mut last_error = None;
     loop {
-        let pass = witness.pass(&log, now_ms());
+        let pass = witness.pass(&log, system_now_ms());
         *shared.lock().unwrap_or_else(|p| p.into_inner()) = witness.status();
         match pass {
             Ok(Pass::Cosigned { size, posted }) => {
@@ -213,12 +214,6 @@ fn serve_status(addr: SocketAddr, shared: SharedStatus) -> Result<tokio::runtime
         }
     });
     Ok(runtime)
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The log's API over HTTP.
