@@ -77,6 +77,21 @@ proptest! {
 }
 
 #[test]
+fn the_initial_root_from_the_count_alone_is_the_trees() {
+    for leaves in (1..=300).chain([511, 512, 513, 1 << 16, (1 << 16) + 1]) {
+        assert_eq!(
+            UnsoldTree::initial_root(leaves).unwrap(),
+            UnsoldTree::new(leaves).unwrap().root(),
+            "{leaves} tickets"
+        );
+    }
+    assert_eq!(
+        UnsoldTree::initial_root(0).unwrap_err(),
+        TakeError::BadSize { leaves: 0 }
+    );
+}
+
+#[test]
 fn a_block_of_400000_starts_from_a_root_anyone_can_compute() {
     let tree = UnsoldTree::new(400_000).unwrap();
     assert_eq!(tree.unsold(), 400_000);

@@ -59,6 +59,21 @@ pub enum TakeError {
     RootMismatch,
 }
 
+fn unsold_leaf() -> Node {
+    Node {
+        hash: leaf(1),
+        count: 1,
+    }
+}
+
+/// A sold position and a padding one are the same leaf.
+fn padding_leaf() -> Node {
+    Node {
+        hash: leaf(0),
+        count: 0,
+    }
+}
+
 fn leaf(count: u8) -> Hash {
     let mut hasher = Sha256::new();
     hasher.update([0x00]);
@@ -103,16 +118,8 @@ impl UnsoldTree {
     pub fn new(leaves: u32) -> Result<UnsoldTree, TakeError> {
         let depth = depth_for(leaves)?;
         let width = 1usize << depth;
-        let unsold = Node {
-            hash: leaf(1),
-            count: 1,
-        };
-        let padding = Node {
-            hash: leaf(0),
-            count: 0,
-        };
-        let mut nodes = vec![padding; 2 * width];
-        nodes[width..width + leaves as usize].fill(unsold);
+        let mut nodes = vec![padding_leaf(); 2 * width];
+        nodes[width..width + leaves as usize].fill(unsold_leaf());
         // Whole levels are copies of one node but for the one straddling
         // the end of the block: remember the last pair hashed.
         let mut last: Option<((Node, Node), Node)> = None;
@@ -133,9 +140,32 @@ impl UnsoldTree {
     }
 
     /// The root of a block of `leaves` tickets before its first deal,
-    /// which anyone can compute from the ticket count alone.
+    /// which anyone can compute from the ticket count alone: one hash per
+    /// level for its whole subtrees and one per level on the path along the
+    /// block's end, without the tree (a verifier need not hold 2^20 nodes).
     pub fn initial_root(leaves: u32) -> Result<Node, TakeError> {
-        Ok(UnsoldTree::new(leaves)?.root())
+        let depth = depth_for(leaves)?;
+        // `whole[k]`: a subtree of 2^k unsold positions; `empty[k]`: of 2^k
+        // padding ones.
+        let (mut whole, mut empty) = (vec![unsold_leaf()], vec![padding_leaf()]);
+        for k in 1..=depth as usize {
+            whole.push(parent(&whole[k - 1], &whole[k - 1]));
+            empty.push(parent(&empty[k - 1], &empty[k - 1]));
+        }
+        if leaves == 1 << depth {
+            return Ok(whole[depth as usize]);
+        }
+        // Up the path of position `leaves`, the first padding one: every
+        // sibling on its left is whole, every one on its right empty.
+        let mut node = empty[0];
+        for k in 0..depth as usize {
+            node = if leaves >> k & 1 == 1 {
+                parent(&whole[k], &node)
+            } else {
+                parent(&node, &empty[k])
+            };
+        }
+        Ok(node)
     }
 
     pub fn leaves(&self) -> u32 {
@@ -204,10 +234,7 @@ impl UnsoldTree {
         }
         let siblings = self.prove(position)?;
         let before = self.root();
-        self.nodes[index] = Node {
-            hash: leaf(0),
-            count: 0,
-        };
+        self.nodes[index] = padding_leaf();
         let mut rank = 0;
         while index > 1 {
             if index % 2 == 1 {
@@ -244,14 +271,8 @@ pub fn verify_take(
             found: siblings.len(),
         });
     }
-    let mut unsold_path = Node {
-        hash: leaf(1),
-        count: 1,
-    };
-    let mut sold_path = Node {
-        hash: leaf(0),
-        count: 0,
-    };
+    let mut unsold_path = unsold_leaf();
+    let mut sold_path = padding_leaf();
     let mut rank = 0u32;
     for (level, sibling) in siblings.iter().enumerate() {
         if sibling.count > 1 << level {
