@@ -3,7 +3,9 @@
 use clap::Subcommand;
 use eldorado_engine::commit::signing_key_from_secret;
 use eldorado_engine::export::{Audit, ExportHeader, ExportRow};
-use eldorado_engine::{generate_block, BlockRng, Money, Params, SeedableRng, Stake};
+use eldorado_engine::{
+    generate_block, Block, BlockRng, Money, Params, SeedableRng, SignedCommitment, Stake,
+};
 use rand::rngs::OsRng;
 use rand::TryRngCore;
 use std::fs::File;
@@ -70,22 +72,9 @@ fn generate(stake: u64, out: &Path, block_id: u64, seed: Option<u64>) -> Result<
     let signed = block.commitment(Money::Real).sign(&key);
     let file = File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut writer = BufWriter::new(file);
-    let write_error = |e: std::io::Error| format!("cannot write {}: {e}", out.display());
-    let header = ExportHeader::new(&block, Money::Real, Some(&signed));
-    serde_json::to_writer(&mut writer, &header).map_err(|e| e.to_string())?;
-    writer.write_all(b"\n").map_err(write_error)?;
-    for ticket in &block.tickets {
-        let row = ExportRow {
-            leaf: block
-                .tree
-                .leaf(ticket.position)
-                .expect("one leaf per ticket"),
-            ticket: ticket.clone(),
-        };
-        serde_json::to_writer(&mut writer, &row).map_err(|e| e.to_string())?;
-        writer.write_all(b"\n").map_err(write_error)?;
-    }
-    writer.flush().map_err(write_error)?;
+    write_export(&block, &signed, &mut writer)
+        .and_then(|()| writer.flush())
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!(
         "block {} at {} cents: {} tickets written to {}, root {}",
         block.id,
@@ -95,6 +84,32 @@ fn generate(stake: u64, out: &Path, block_id: u64, seed: Option<u64>) -> Result<
         block.root()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A real-money block's disclosure export: its header, then one row per
+/// ticket in position order, a JSON object per line.
+pub fn write_export(
+    block: &Block,
+    signed: &SignedCommitment,
+    mut out: impl Write,
+) -> std::io::Result<()> {
+    serde_json::to_writer(
+        &mut out,
+        &ExportHeader::new(block, Money::Real, Some(signed)),
+    )?;
+    out.write_all(b"\n")?;
+    for ticket in &block.tickets {
+        let row = ExportRow {
+            leaf: block
+                .tree
+                .leaf(ticket.position)
+                .expect("one leaf per ticket"),
+            ticket: ticket.clone(),
+        };
+        serde_json::to_writer(&mut out, &row)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 fn audit(path: &Path) -> Result<ExitCode, String> {

@@ -6,7 +6,6 @@ use super::blocks::check_export;
 use super::ledger::Ledger;
 use eldorado_api::{BlockInfo, BlockStatus};
 use eldorado_engine::commit::{public_key_of, signing_key_from_secret};
-use eldorado_engine::export::{ExportHeader, ExportRow};
 use eldorado_engine::transparency::MemoryTree as Tree;
 use eldorado_engine::transparency::{open_checkpoint, sign_checkpoint, LogEntry, LogKey};
 use eldorado_engine::{
@@ -289,17 +288,8 @@ fn every_logged_sale_is_the_exported_ticket_at_its_position() {
     )
     .unwrap();
     let signed = block.commitment(Money::Real).sign(&operator());
-    let mut export =
-        serde_json::to_vec(&ExportHeader::new(&block, Money::Real, Some(&signed))).unwrap();
-    export.push(b'\n');
-    for ticket in &block.tickets {
-        let row = ExportRow {
-            leaf: block.tree.leaf(ticket.position).unwrap(),
-            ticket: ticket.clone(),
-        };
-        serde_json::to_writer(&mut export, &row).unwrap();
-        export.push(b'\n');
-    }
+    let mut export = Vec::new();
+    crate::block_cmd::write_export(&block, &signed, &mut export).unwrap();
     let sale = |sale_id: u64, position: u32, leaf: Hash| {
         let mut sale = logged_sale(sale_id, 9, position);
         sale.tickets = block.tickets.len() as u32;
