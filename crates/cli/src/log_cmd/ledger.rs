@@ -53,6 +53,8 @@ pub struct Ledger {
     pub records: u64,
     pub commitments: u64,
     pub sales: u64,
+    /// Tickets bought to be dealt by the beacon (docs/PROTOCOL.md §10).
+    pub purchases: u64,
     pub refilled: u64,
 }
 
@@ -77,6 +79,16 @@ pub fn check_records(records: &[Record]) -> (Ledger, Vec<String>) {
                         commitment.block
                     )),
                     None => block.commitment = Some((index, commitment.clone())),
+                }
+            }
+            Ok(LogEntry::Purchase { purchase, .. }) => {
+                ledger.purchases += 1;
+                let block = ledger.blocks.entry(purchase.block).or_default();
+                if block.commitment.is_none() {
+                    findings.push(format!(
+                        "record {index}: purchase {} logged before block {}'s commitment",
+                        purchase.sale_id, purchase.block
+                    ));
                 }
             }
             Ok(LogEntry::Sale { sale, .. }) => {

@@ -11,13 +11,17 @@
 //! after it.
 
 mod beacon;
+mod purchase;
 mod rank;
+mod replay;
 mod unsold_tree;
 mod window;
 
 pub use beacon::{
     BeaconClock, BeaconError, BeaconKey, BEACON_KEY_LEN, BEACON_SCHEME, BEACON_SIGNATURE_LEN,
 };
+pub use purchase::{Purchase, PURCHASE_TAG};
 pub use rank::{deal_rank, DEAL_TAG};
+pub use replay::{DealReplay, Dealt, ReplayError};
 pub use unsold_tree::{verify_take, Node, TakeError, Taken, UnsoldTree, MAX_LEAVES};
 pub use window::{deal_one, verify_deal, DealError, DealProof};

@@ -116,10 +116,30 @@ pub struct UnsoldTree {
 impl UnsoldTree {
     /// The tree of a block of `leaves` tickets, all unsold.
     pub fn new(leaves: u32) -> Result<UnsoldTree, TakeError> {
+        UnsoldTree::with_sold(leaves, [])
+    }
+
+    /// The tree of a block of `leaves` tickets once `sold` are sold (in any
+    /// order): the dealer's tree after a restart, built in one pass rather
+    /// than one take per sale.
+    pub fn with_sold(
+        leaves: u32,
+        sold: impl IntoIterator<Item = u32>,
+    ) -> Result<UnsoldTree, TakeError> {
         let depth = depth_for(leaves)?;
         let width = 1usize << depth;
         let mut nodes = vec![padding_leaf(); 2 * width];
         nodes[width..width + leaves as usize].fill(unsold_leaf());
+        for position in sold {
+            if position >= leaves {
+                return Err(TakeError::OutOfRange { position, leaves });
+            }
+            let leaf = &mut nodes[width + position as usize];
+            if leaf.count == 0 {
+                return Err(TakeError::AlreadySold { position });
+            }
+            *leaf = padding_leaf();
+        }
         // Whole levels are copies of one node but for the one straddling
         // the end of the block: remember the last pair hashed.
         let mut last: Option<((Node, Node), Node)> = None;

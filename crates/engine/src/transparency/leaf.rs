@@ -1,8 +1,10 @@
 //! What one leaf of the log is: a signed message followed by its 64-byte
 //! Ed25519 signature. The message's own tag tells a commitment
-//! (`ELDORADO-COMMIT-V2`) from a sale (`ELDORADO-SALE-V3`).
+//! (`ELDORADO-COMMIT-V2`) from a purchase (`ELDORADO-BUY-V1`) and a sale
+//! (`ELDORADO-SALE-V3`).
 
 use crate::commit::{Commitment, LoggedSale, SignatureError, SignedCommitment, SignedSale};
+use crate::deal::Purchase;
 use crate::fixed_bytes::SignatureBytes;
 use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
 
@@ -13,6 +15,10 @@ pub enum LogEntry {
         commitment: Commitment,
         signature: SignatureBytes,
     },
+    Purchase {
+        purchase: Purchase,
+        signature: SignatureBytes,
+    },
     Sale {
         sale: LoggedSale,
         signature: SignatureBytes,
@@ -21,7 +27,7 @@ pub enum LogEntry {
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LeafError {
-    #[error("the leaf is neither a commitment nor a V3 sale")]
+    #[error("the leaf is neither a commitment, a purchase nor a V3 sale")]
     Malformed,
     #[error("the sale is a V2 sale: its balances are not signed, so it cannot be logged")]
     NotLoggable,
@@ -56,6 +62,15 @@ impl LogEntry {
         Ok(LogEntry::Sale { sale, signature })
     }
 
+    /// Signs `purchase` with the operator key.
+    pub fn sign_purchase(purchase: Purchase, key: &SigningKey) -> Result<LogEntry, LeafError> {
+        let signature = purchase.sign(key)?;
+        Ok(LogEntry::Purchase {
+            purchase,
+            signature,
+        })
+    }
+
     /// The leaf's bytes: the signed message, then its signature.
     pub fn to_leaf(&self) -> Result<Vec<u8>, LeafError> {
         let (mut bytes, signature) = match self {
@@ -63,6 +78,10 @@ impl LogEntry {
                 commitment,
                 signature,
             } => (commitment.canonical_bytes(), signature),
+            LogEntry::Purchase {
+                purchase,
+                signature,
+            } => (purchase.canonical_bytes()?, signature),
             LogEntry::Sale { sale, signature } => (sale.canonical_bytes()?, signature),
         };
         bytes.extend_from_slice(&signature.0);
@@ -82,6 +101,12 @@ impl LogEntry {
                 signature,
             });
         }
+        if let Some(purchase) = Purchase::parse(message) {
+            return Ok(LogEntry::Purchase {
+                purchase,
+                signature,
+            });
+        }
         LoggedSale::parse(message)
             .map(|sale| LogEntry::Sale { sale, signature })
             .ok_or(LeafError::Malformed)
@@ -94,6 +119,10 @@ impl LogEntry {
                 commitment,
                 signature,
             } => crate::commit::verify_with(operator, &commitment.canonical_bytes(), signature),
+            LogEntry::Purchase {
+                purchase,
+                signature,
+            } => purchase.verify(operator, signature),
             LogEntry::Sale { sale, signature } => sale.verify(operator, signature),
         }
     }
@@ -101,6 +130,7 @@ impl LogEntry {
     pub fn block(&self) -> u64 {
         match self {
             LogEntry::Commitment { commitment, .. } => commitment.block,
+            LogEntry::Purchase { purchase, .. } => purchase.block,
             LogEntry::Sale { sale, .. } => sale.block,
         }
     }

@@ -164,7 +164,7 @@ pub fn concurrent_sequencers_log_every_sale_once(backend: &impl Backend) {
         .iter()
         .map(|l| match LogEntry::parse(l).unwrap() {
             LogEntry::Sale { sale, .. } => sale.sale_id,
-            LogEntry::Commitment { .. } => panic!("a second commitment"),
+            other => panic!("not a sale: {other:?}"),
         })
         .collect();
     sale_ids.dedup();

@@ -1,0 +1,204 @@
+//! The deals of a log replayed, record by record, as an auditor does: each
+//! block's unsold tree starts full at its commitment; a sale bought first
+//! must be its block's oldest purchase not dealt yet, and its position the
+//! one the rule picks from its round's randomness among the positions
+//! still unsold; a sale that was never a purchase (dealt in order, before
+//! fair dealing) takes its position, and may not follow a purchase of its
+//! block.
+
+use super::purchase::Purchase;
+use super::rank::deal_rank;
+use super::unsold_tree::{TakeError, UnsoldTree};
+use crate::commit::LoggedSale;
+use crate::fixed_bytes::Hash;
+use std::collections::{HashMap, VecDeque};
+
+/// How a replayed sale was dealt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dealt {
+    /// A sale with no purchase: the position its block's order gave it.
+    InOrder,
+    /// Dealt by the rule from this round.
+    ByRule { round: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("block {block} is not committed before it")]
+    Uncommitted { block: u64 },
+    #[error("names a block of {claimed} tickets, the commitment says {committed}")]
+    WrongSize { claimed: u32, committed: u32 },
+    #[error("sale {sale_id} is bought twice")]
+    BoughtTwice { sale_id: u64 },
+    #[error("the purchase pays no stake (balance {before} → {after})")]
+    NoStake { before: u64, after: u64 },
+    #[error(transparent)]
+    Take(#[from] TakeError),
+    #[error("sale {sale_id} is dealt before sale {next}, bought before it")]
+    OutOfOrder { sale_id: u64, next: u64 },
+    #[error("the sale's {field} is not its purchase's")]
+    NotItsPurchase { field: &'static str },
+    #[error("round {round} of the beacon is not known")]
+    MissingRound { round: u64 },
+    #[error("position {position}, where the rule deals position {expected} (rank {rank} of {unsold} unsold)")]
+    NotTheRule {
+        position: u32,
+        expected: u32,
+        rank: u32,
+        unsold: u32,
+    },
+    #[error("a sale that was not bought first, in a block dealt by the rule")]
+    NotBought,
+}
+
+/// One bought ticket waiting for its deal.
+#[derive(Clone, Debug)]
+struct Waiting {
+    record: Hash,
+    purchase: Purchase,
+}
+
+#[derive(Debug)]
+struct BlockDeals {
+    tree: UnsoldTree,
+    waiting: VecDeque<Waiting>,
+    /// A purchase was logged: sales in order may no longer come.
+    by_rule: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct DealReplay {
+    blocks: HashMap<u64, BlockDeals>,
+}
+
+impl DealReplay {
+    /// A block's commitment: its tree starts with every position unsold.
+    /// A second commitment of a block keeps the first (the log's own check
+    /// reports it).
+    pub fn commitment(&mut self, block: u64, tickets: u32) -> Result<(), ReplayError> {
+        if !self.blocks.contains_key(&block) {
+            let deals = BlockDeals {
+                tree: UnsoldTree::new(tickets)?,
+                waiting: VecDeque::new(),
+                by_rule: false,
+            };
+            self.blocks.insert(block, deals);
+        }
+        Ok(())
+    }
+
+    /// A purchase, whose log record hash is `record`.
+    pub fn purchase(&mut self, record: Hash, purchase: &Purchase) -> Result<(), ReplayError> {
+        let deals = self.block(purchase.block, purchase.tickets)?;
+        if deals
+            .waiting
+            .iter()
+            .any(|w| w.purchase.sale_id == purchase.sale_id)
+        {
+            return Err(ReplayError::BoughtTwice {
+                sale_id: purchase.sale_id,
+            });
+        }
+        match purchase.stake_cents() {
+            Some(stake) if stake > 0 => {}
+            _ => {
+                return Err(ReplayError::NoStake {
+                    before: purchase.balance_before_cents,
+                    after: purchase.balance_after_cents,
+                })
+            }
+        }
+        deals.by_rule = true;
+        deals.waiting.push_back(Waiting {
+            record,
+            purchase: purchase.clone(),
+        });
+        Ok(())
+    }
+
+    /// A sale: dealt by the rule if it was bought, with `randomness`
+    /// giving each round's value; else in order.
+    pub fn sale(
+        &mut self,
+        sale: &LoggedSale,
+        randomness: impl FnOnce(u64) -> Option<[u8; 32]>,
+    ) -> Result<Dealt, ReplayError> {
+        let deals = self.block(sale.block, sale.tickets)?;
+        let Some(index) = deals
+            .waiting
+            .iter()
+            .position(|w| w.purchase.sale_id == sale.sale_id)
+        else {
+            if deals.by_rule {
+                return Err(ReplayError::NotBought);
+            }
+            deals.tree.take(sale.position)?;
+            return Ok(Dealt::InOrder);
+        };
+        if index != 0 {
+            return Err(ReplayError::OutOfOrder {
+                sale_id: sale.sale_id,
+                next: deals.waiting[0].purchase.sale_id,
+            });
+        }
+        let Waiting { record, purchase } = &deals.waiting[0];
+        same(&sale.player, &purchase.player, "player")?;
+        same(&sale.client_nonce, &purchase.client_nonce, "nonce")?;
+        same(
+            &sale.balance_before_cents,
+            &purchase.balance_before_cents,
+            "balance before",
+        )?;
+        let round = purchase.round;
+        let value = randomness(round).ok_or(ReplayError::MissingRound { round })?;
+        let unsold = deals.tree.unsold();
+        let rank = deal_rank(&value, record, unsold);
+        let expected = deals
+            .tree
+            .select(rank)
+            .expect("a rank below the unsold count selects a position");
+        if expected != sale.position {
+            return Err(ReplayError::NotTheRule {
+                position: sale.position,
+                expected,
+                rank,
+                unsold,
+            });
+        }
+        deals.tree.take(expected)?;
+        deals.waiting.pop_front();
+        Ok(Dealt::ByRule { round })
+    }
+
+    /// Purchases of the log not dealt yet: `(block, sale id, round)`.
+    pub fn waiting(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.blocks.iter().flat_map(|(block, deals)| {
+            deals
+                .waiting
+                .iter()
+                .map(move |w| (*block, w.purchase.sale_id, w.purchase.round))
+        })
+    }
+
+    fn block(&mut self, block: u64, tickets: u32) -> Result<&mut BlockDeals, ReplayError> {
+        let deals = self
+            .blocks
+            .get_mut(&block)
+            .ok_or(ReplayError::Uncommitted { block })?;
+        if deals.tree.leaves() != tickets {
+            return Err(ReplayError::WrongSize {
+                claimed: tickets,
+                committed: deals.tree.leaves(),
+            });
+        }
+        Ok(deals)
+    }
+}
+
+fn same<T: PartialEq>(sale: &T, purchase: &T, field: &'static str) -> Result<(), ReplayError> {
+    if sale == purchase {
+        Ok(())
+    } else {
+        Err(ReplayError::NotItsPurchase { field })
+    }
+}
