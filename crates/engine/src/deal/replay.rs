@@ -76,13 +76,12 @@ impl DealReplay {
     /// A second commitment of a block keeps the first (the log's own check
     /// reports it).
     pub fn commitment(&mut self, block: u64, tickets: u32) -> Result<(), ReplayError> {
-        if !self.blocks.contains_key(&block) {
-            let deals = BlockDeals {
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.blocks.entry(block) {
+            entry.insert(BlockDeals {
                 tree: UnsoldTree::new(tickets)?,
                 waiting: VecDeque::new(),
                 by_rule: false,
-            };
-            self.blocks.insert(block, deals);
+            });
         }
         Ok(())
     }
