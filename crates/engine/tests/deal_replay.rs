@@ -38,7 +38,7 @@ fn record_of(purchase: &Purchase) -> Hash {
 }
 
 fn randomness(round: u64) -> Option<[u8; 32]> {
-    (round < 100).then(|| [round as u8; 32])
+    (round < 100).then_some([round as u8; 32])
 }
 
 /// The sale of `purchase` at `position`, as the dealer signs it.
@@ -173,8 +173,8 @@ fn deals_follow_the_order_of_their_purchases() {
 #[test]
 fn a_sale_must_be_its_purchases_and_bought_once_the_block_deals_by_the_rule() {
     let bought = purchase(1, 5);
-    let position = dealt_by_the_rule(&[bought.clone()])[0];
-    let mut replay = replay_with(&[bought.clone()]);
+    let position = dealt_by_the_rule(std::slice::from_ref(&bought))[0];
+    let mut replay = replay_with(std::slice::from_ref(&bought));
     let mut sale = sale_of(&bought, position);
     sale.player = "someone else".into();
     assert_eq!(
