@@ -15,14 +15,14 @@ fn operator() -> SigningKey {
     SigningKey::from_bytes(&[7; 32])
 }
 
-fn purchase(sale_id: u64, round: u64) -> Purchase {
+fn purchase(purchase_id: u64, round: u64) -> Purchase {
     Purchase {
-        sale_id,
+        purchase_id,
         block: BLOCK,
         tickets: TICKETS,
-        player: format!("p{sale_id}"),
-        bought_at_ms: 1_796_200_000_000 + sale_id,
-        client_nonce: ClientNonce([sale_id as u8; 16]),
+        player: format!("p{purchase_id}"),
+        bought_at_ms: 1_796_200_000_000 + purchase_id,
+        client_nonce: ClientNonce([purchase_id as u8; 16]),
         round,
         balance_before_cents: 1_000,
         balance_after_cents: 900,
@@ -44,7 +44,7 @@ fn randomness(round: u64) -> Option<[u8; 32]> {
 /// The sale of `purchase` at `position`, as the dealer signs it.
 fn sale_of(purchase: &Purchase, position: u32) -> LoggedSale {
     LoggedSale {
-        sale_id: purchase.sale_id,
+        sale_id: 1_000 + purchase.purchase_id,
         block: purchase.block,
         tickets: purchase.tickets,
         position,
@@ -163,9 +163,9 @@ fn deals_follow_the_order_of_their_purchases() {
     let mut replay = replay_with(&purchases);
     assert_eq!(
         replay.sale(&sale_of(&purchases[1], positions[1]), randomness),
-        Err(ReplayError::OutOfOrder {
-            sale_id: 2,
-            next: 1
+        Err(ReplayError::NotItsPurchase {
+            purchase_id: 1,
+            field: "player"
         })
     );
 }
@@ -179,18 +179,25 @@ fn a_sale_must_be_its_purchases_and_bought_once_the_block_deals_by_the_rule() {
     sale.player = "someone else".into();
     assert_eq!(
         replay.sale(&sale, randomness),
-        Err(ReplayError::NotItsPurchase { field: "player" })
+        Err(ReplayError::NotItsPurchase {
+            purchase_id: 1,
+            field: "player"
+        })
     );
     let mut sale = sale_of(&bought, position);
     sale.balance_before_cents += 1;
     assert_eq!(
         replay.sale(&sale, randomness),
         Err(ReplayError::NotItsPurchase {
+            purchase_id: 1,
             field: "balance before"
         })
     );
-    // A sale never bought, in a block that deals by the rule.
-    let stray = sale_of(&purchase(9, 5), 3);
+    // Once its one purchase is dealt, a block sells nothing more unbought.
+    replay
+        .sale(&sale_of(&bought, position), randomness)
+        .unwrap();
+    let stray = sale_of(&purchase(9, 5), (position + 1) % TICKETS);
     assert_eq!(replay.sale(&stray, randomness), Err(ReplayError::NotBought));
     // Before any purchase, sales in order take their positions.
     let mut replay = DealReplay::default();
@@ -222,7 +229,7 @@ fn a_purchase_must_pay_and_name_its_committed_block() {
     replay.purchase(Hash([1; 32]), &purchase(1, 5)).unwrap();
     assert_eq!(
         replay.purchase(Hash([1; 32]), &purchase(1, 5)),
-        Err(ReplayError::BoughtTwice { sale_id: 1 })
+        Err(ReplayError::BoughtTwice { purchase_id: 1 })
     );
 }
 

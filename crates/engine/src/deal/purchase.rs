@@ -11,11 +11,11 @@ use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
 pub const PURCHASE_TAG: &[u8] = b"ELDORADO-BUY-V1";
 
 /// Everything the operator signs of a purchase. Its sale, once dealt, has
-/// the same id, block, player, nonce and balance before.
+/// the same block, player, nonce and balance before, and its own sale id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Purchase {
-    /// The sale id the purchase becomes once dealt.
-    pub sale_id: u64,
+    /// The operator's id of the purchase (not of its sale).
+    pub purchase_id: u64,
     pub block: u64,
     pub tickets: u32,
     pub player: String,
@@ -36,7 +36,7 @@ impl Purchase {
         }
         let mut bytes = Vec::with_capacity(PURCHASE_TAG.len() + 77 + player.len());
         bytes.extend_from_slice(PURCHASE_TAG);
-        bytes.extend_from_slice(&self.sale_id.to_be_bytes());
+        bytes.extend_from_slice(&self.purchase_id.to_be_bytes());
         bytes.extend_from_slice(&self.block.to_be_bytes());
         bytes.extend_from_slice(&self.tickets.to_be_bytes());
         bytes.push(player.len() as u8);
@@ -54,7 +54,7 @@ impl Purchase {
     pub fn parse(bytes: &[u8]) -> Option<Purchase> {
         let mut r = ByteReader(bytes.strip_prefix(PURCHASE_TAG)?);
         let purchase = Purchase {
-            sale_id: r.u64()?,
+            purchase_id: r.u64()?,
             block: r.u64()?,
             tickets: r.u32()?,
             player: {

@@ -1,10 +1,10 @@
 //! The deals of a log replayed, record by record, as an auditor does: each
-//! block's unsold tree starts full at its commitment; a sale bought first
-//! must be its block's oldest purchase not dealt yet, and its position the
-//! one the rule picks from its round's randomness among the positions
-//! still unsold; a sale that was never a purchase (dealt in order, before
-//! fair dealing) takes its position, and may not follow a purchase of its
-//! block.
+//! block's unsold tree starts full at its commitment. Once a block has a
+//! purchase, each of its sales is the deal of its oldest purchase not
+//! dealt yet (same buyer, nonce and balance before), at the position the
+//! rule picks from that purchase's round among the positions still
+//! unsold. Before a block's first purchase, sales (dealt in order, before
+//! fair dealing) simply take their positions.
 
 use super::purchase::Purchase;
 use super::rank::deal_rank;
@@ -28,16 +28,17 @@ pub enum ReplayError {
     Uncommitted { block: u64 },
     #[error("names a block of {claimed} tickets, the commitment says {committed}")]
     WrongSize { claimed: u32, committed: u32 },
-    #[error("sale {sale_id} is bought twice")]
-    BoughtTwice { sale_id: u64 },
+    #[error("purchase {purchase_id} is logged twice")]
+    BoughtTwice { purchase_id: u64 },
     #[error("the purchase pays no stake (balance {before} → {after})")]
     NoStake { before: u64, after: u64 },
     #[error(transparent)]
     Take(#[from] TakeError),
-    #[error("sale {sale_id} is dealt before sale {next}, bought before it")]
-    OutOfOrder { sale_id: u64, next: u64 },
-    #[error("the sale's {field} is not its purchase's")]
-    NotItsPurchase { field: &'static str },
+    #[error("the sale's {field} is not that of purchase {purchase_id}, the block's next to deal")]
+    NotItsPurchase {
+        purchase_id: u64,
+        field: &'static str,
+    },
     #[error("round {round} of the beacon is not known")]
     MissingRound { round: u64 },
     #[error("position {position}, where the rule deals position {expected} (rank {rank} of {unsold} unsold)")]
@@ -92,10 +93,10 @@ impl DealReplay {
         if deals
             .waiting
             .iter()
-            .any(|w| w.purchase.sale_id == purchase.sale_id)
+            .any(|w| w.purchase.purchase_id == purchase.purchase_id)
         {
             return Err(ReplayError::BoughtTwice {
-                sale_id: purchase.sale_id,
+                purchase_id: purchase.purchase_id,
             });
         }
         match purchase.stake_cents() {
@@ -123,29 +124,23 @@ impl DealReplay {
         randomness: impl FnOnce(u64) -> Option<[u8; 32]>,
     ) -> Result<Dealt, ReplayError> {
         let deals = self.block(sale.block, sale.tickets)?;
-        let Some(index) = deals
-            .waiting
-            .iter()
-            .position(|w| w.purchase.sale_id == sale.sale_id)
-        else {
-            if deals.by_rule {
-                return Err(ReplayError::NotBought);
-            }
+        if !deals.by_rule {
             deals.tree.take(sale.position)?;
             return Ok(Dealt::InOrder);
-        };
-        if index != 0 {
-            return Err(ReplayError::OutOfOrder {
-                sale_id: sale.sale_id,
-                next: deals.waiting[0].purchase.sale_id,
-            });
         }
-        let Waiting { record, purchase } = &deals.waiting[0];
-        same(&sale.player, &purchase.player, "player")?;
-        same(&sale.client_nonce, &purchase.client_nonce, "nonce")?;
+        let Some(Waiting { record, purchase }) = deals.waiting.front() else {
+            return Err(ReplayError::NotBought);
+        };
+        let same = |equal: bool, field| {
+            equal.then_some(()).ok_or(ReplayError::NotItsPurchase {
+                purchase_id: purchase.purchase_id,
+                field,
+            })
+        };
+        same(sale.player == purchase.player, "player")?;
+        same(sale.client_nonce == purchase.client_nonce, "nonce")?;
         same(
-            &sale.balance_before_cents,
-            &purchase.balance_before_cents,
+            sale.balance_before_cents == purchase.balance_before_cents,
             "balance before",
         )?;
         let round = purchase.round;
@@ -169,13 +164,13 @@ impl DealReplay {
         Ok(Dealt::ByRule { round })
     }
 
-    /// Purchases of the log not dealt yet: `(block, sale id, round)`.
+    /// Purchases of the log not dealt yet: `(block, purchase id, round)`.
     pub fn waiting(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
         self.blocks.iter().flat_map(|(block, deals)| {
             deals
                 .waiting
                 .iter()
-                .map(move |w| (*block, w.purchase.sale_id, w.purchase.round))
+                .map(move |w| (*block, w.purchase.purchase_id, w.purchase.round))
         })
     }
 
@@ -191,13 +186,5 @@ impl DealReplay {
             });
         }
         Ok(deals)
-    }
-}
-
-fn same<T: PartialEq>(sale: &T, purchase: &T, field: &'static str) -> Result<(), ReplayError> {
-    if sale == purchase {
-        Ok(())
-    } else {
-        Err(ReplayError::NotItsPurchase { field })
     }
 }
