@@ -87,7 +87,7 @@ pub fn check_records(records: &[Record]) -> (Ledger, Vec<String>) {
                 if block.commitment.is_none() {
                     findings.push(format!(
                         "record {index}: purchase {} logged before block {}'s commitment",
-                        purchase.sale_id, purchase.block
+                        purchase.purchase_id, purchase.block
                     ));
                 }
             }
