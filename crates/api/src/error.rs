@@ -67,6 +67,10 @@ pub enum ErrorCode {
     /// 503: the public log has no checkpoint to serve yet (none cosigned
     /// by enough witnesses). Retry.
     LogUnavailable,
+    /// 503: the ticket is bought and paid, and waits for the beacon round
+    /// that deals it (« tirage en attente »). Retry with the same
+    /// idempotency key: the answer is then the dealt sale.
+    DealPending,
     Internal,
 }
 
@@ -93,6 +97,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",
             ErrorCode::LogUnavailable => "LOG_UNAVAILABLE",
+            ErrorCode::DealPending => "DEAL_PENDING",
             ErrorCode::Internal => "INTERNAL",
         }
     }

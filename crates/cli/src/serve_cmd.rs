@@ -1,7 +1,7 @@
 //! `eldorado serve`: the game server.
 
 use clap::Args;
-use eldorado_server::config::{Limits, OutboxConfig, WalletConfig};
+use eldorado_server::config::{DealingConfig, Limits, OutboxConfig, WalletConfig};
 use eldorado_server::database::Database;
 use eldorado_server::store::protection::ProtectionDefaults;
 use eldorado_server::Config;
@@ -189,6 +189,43 @@ pub struct ServeArgs {
     /// larger backlog takes passes back to back.
     #[arg(long, default_value_t = 10_000)]
     log_max_sales_per_pass: u32,
+    /// Deal every sale from this randomness beacon (drand's HTTP API,
+    /// scheme bls-unchained-g1-rfc9380; `eldorado beacon`): a sale is
+    /// bought and logged first, and a later round picks its ticket.
+    #[arg(long, value_name = "URL", requires = "beacon_key")]
+    beacon: Option<String>,
+    /// The beacon's public key (96 bytes in hex, as `eldorado beacon`
+    /// prints it): rounds under any other key are refused.
+    #[arg(long, value_name = "HEX", requires = "beacon", value_parser = parse_beacon_key)]
+    beacon_key: Option<BeaconKeyArg>,
+    /// A purchase is dealt by the first beacon round published at least
+    /// this many milliseconds after it, so that it is on the public record
+    /// before its round exists.
+    #[arg(long, default_value_t = 1_000, requires = "beacon")]
+    deal_lead_ms: u64,
+    /// How long a sale request waits for its deal before answering
+    /// DEAL_PENDING (the ticket is bought; the same key answers the sale).
+    #[arg(long, default_value_t = 5_000, requires = "beacon")]
+    deal_wait_ms: u64,
+    /// Milliseconds between two looks of the dealer for purchases whose
+    /// round is out.
+    #[arg(long, default_value_t = 50, requires = "beacon")]
+    deal_poll_ms: u64,
+    /// Each request to the beacon, in milliseconds.
+    #[arg(long, default_value_t = 2_000, requires = "beacon")]
+    beacon_timeout_ms: u64,
+}
+
+/// A beacon key read from hex.
+#[derive(Clone, Copy, Debug)]
+struct BeaconKeyArg([u8; eldorado_engine::deal::BEACON_KEY_LEN]);
+
+fn parse_beacon_key(text: &str) -> Result<BeaconKeyArg, String> {
+    hex::decode(text.trim())
+        .ok()
+        .and_then(|bytes| bytes.try_into().ok())
+        .map(BeaconKeyArg)
+        .ok_or_else(|| "give the beacon's 96-byte public key in hex (192 digits)".to_owned())
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -230,6 +267,15 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         max_sales_per_pass: args.log_max_sales_per_pass,
     };
     config.block_poll = std::time::Duration::from_millis(args.block_poll_ms);
+    if let (Some(url), Some(key)) = (args.beacon, args.beacon_key) {
+        config.dealing = Some(DealingConfig {
+            lead: Duration::from_millis(args.deal_lead_ms),
+            wait: Duration::from_millis(args.deal_wait_ms),
+            poll: Duration::from_millis(args.deal_poll_ms),
+            beacon_timeout: Duration::from_millis(args.beacon_timeout_ms),
+            ..DealingConfig::new(url, key.0)
+        });
+    }
     config.limits = Limits {
         header_timeout: Duration::from_millis(args.header_timeout_ms),
         body_timeout: Duration::from_millis(args.body_timeout_ms),

@@ -62,6 +62,43 @@ pub struct Config {
     pub strict_permissions: bool,
     /// The public record: its witnesses and how it is published.
     pub log: LogSettings,
+    /// Fair dealing from a beacon (`--beacon`); `None`: sales take their
+    /// block's next ticket.
+    pub dealing: Option<DealingConfig>,
+}
+
+/// `--beacon URL --beacon-key HEX` and how sales wait for their round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DealingConfig {
+    /// The beacon's base URL: drand's `/info` and `/public/{round}` under it.
+    pub beacon_url: String,
+    /// The beacon's public key the operator pins (96 bytes, G2 compressed).
+    pub beacon_key: [u8; eldorado_engine::deal::BEACON_KEY_LEN],
+    /// A purchase is dealt by the first round published at least this long
+    /// after it (`--deal-lead-ms`): time for it to be on the public record
+    /// before its round exists.
+    pub lead: Duration,
+    /// How long `POST /api/sales` waits for the deal before answering
+    /// `DEAL_PENDING` (`--deal-wait-ms`).
+    pub wait: Duration,
+    /// How often the dealer looks for purchases whose round is out
+    /// (`--deal-poll-ms`).
+    pub poll: Duration,
+    /// Each request to the beacon (`--beacon-timeout-ms`).
+    pub beacon_timeout: Duration,
+}
+
+impl DealingConfig {
+    pub fn new(beacon_url: String, beacon_key: [u8; 96]) -> DealingConfig {
+        DealingConfig {
+            beacon_url,
+            beacon_key,
+            lead: Duration::from_millis(1_000),
+            wait: Duration::from_millis(5_000),
+            poll: Duration::from_millis(50),
+            beacon_timeout: Duration::from_millis(2_000),
+        }
+    }
 }
 
 /// `--witness VKEY... --witness-quorum N --checkpoint-interval-ms
@@ -311,6 +348,7 @@ impl Config {
             protection: ProtectionDefaults::default(),
             strict_permissions: false,
             log: LogSettings::default(),
+            dealing: None,
         }
     }
 
@@ -426,6 +464,33 @@ impl Config {
         }
         if self.max_batch == 0 {
             return Err("the sale batch size must be at least 1".to_owned());
+        }
+        if let Some(dealing) = &self.dealing {
+            if self.wallet.is_some() {
+                return Err(
+                    "--beacon with --wallet: the seamless wallet does not deal by the beacon yet"
+                        .to_owned(),
+                );
+            }
+            if url::Url::parse(&dealing.beacon_url)
+                .map_or(true, |u| !matches!(u.scheme(), "http" | "https"))
+            {
+                return Err(format!(
+                    "--beacon {:?}: give the beacon's http(s) base URL",
+                    dealing.beacon_url
+                ));
+            }
+            let durations = [
+                ("--deal-wait-ms", dealing.wait),
+                ("--deal-poll-ms", dealing.poll),
+                ("--beacon-timeout-ms", dealing.beacon_timeout),
+            ];
+            if let Some((flag, _)) = durations.iter().find(|(_, d)| d.is_zero()) {
+                return Err(format!("{flag} must be above 0"));
+            }
+            if dealing.wait >= self.limits.request_timeout {
+                return Err("--deal-wait-ms must be below --request-timeout-ms".to_owned());
+            }
         }
         if self.pool_size == 0 {
             return Err("--pool-size must be at least 1".to_owned());

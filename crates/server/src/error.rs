@@ -66,6 +66,10 @@ pub enum ApiError {
     /// enough witnesses).
     #[error("the public log has no checkpoint to serve yet, retry")]
     LogUnavailable,
+    /// Bought and paid; its beacon round is not out yet (or the beacon is
+    /// down). The same key answers the dealt sale once it is dealt.
+    #[error("the ticket is bought and waits for its draw (tirage en attente); retry with the same idempotency key")]
+    DealPending,
     #[error("this method is not allowed here")]
     MethodNotAllowed,
     /// The cause is logged, never shown.
@@ -95,6 +99,7 @@ impl ApiError {
             ApiError::Timeout => ErrorCode::Timeout,
             ApiError::WalletUnavailable => ErrorCode::WalletUnavailable,
             ApiError::LogUnavailable => ErrorCode::LogUnavailable,
+            ApiError::DealPending => ErrorCode::DealPending,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
@@ -117,7 +122,8 @@ impl ApiError {
             | ApiError::Overloaded { .. }
             | ApiError::Timeout
             | ApiError::WalletUnavailable
-            | ApiError::LogUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            | ApiError::LogUnavailable
+            | ApiError::DealPending => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -136,6 +142,7 @@ impl ApiError {
                 retry_after_secs, ..
             }
             | ApiError::Overloaded { retry_after_secs } => Some(*retry_after_secs),
+            ApiError::DealPending => Some(1),
             _ => None,
         }
     }

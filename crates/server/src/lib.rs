@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod data_dir;
 pub mod database;
+pub mod dealer;
 pub mod error;
 pub mod exports;
 pub mod keys;
@@ -81,6 +82,10 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let sweeper = tokio::spawn(sweep_sessions(state.clone()));
     let sequencer = tokio::spawn(sequence_log(state.clone()));
+    let dealer = state
+        .dealer
+        .clone()
+        .map(|dealer| tokio::spawn(dealer.run(state.store.clone(), state.clock.clone())));
     let outbox = state
         .wallet
         .clone()
@@ -88,6 +93,9 @@ pub async fn serve_on(
     let served = listener::serve(listener, state, shutdown).await;
     sweeper.abort();
     sequencer.abort();
+    if let Some(dealer) = dealer {
+        dealer.abort();
+    }
     if let Some(outbox) = outbox {
         outbox.abort();
     }
@@ -96,12 +104,17 @@ pub async fn serve_on(
 }
 
 /// Logs what was stored and signs a checkpoint every
-/// `--checkpoint-interval-ms`, passes back to back while a backlog remains.
+/// `--checkpoint-interval-ms`, and at once after purchases, passes back to
+/// back while a backlog remains.
 async fn sequence_log(state: AppState) {
     let mut every = tokio::time::interval(state.config.log.checkpoint_interval);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        every.tick().await;
+        tokio::select! {
+            _ = every.tick() => {}
+            // A purchase waits for its record before its round.
+            _ = state.log_kick.notified() => {}
+        }
         loop {
             let pass = state
                 .blocking(|s| s.sequence_log().map_err(error::ApiError::internal))

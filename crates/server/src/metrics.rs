@@ -20,6 +20,8 @@ pub const BLOCK_SECONDS: &str = "eldorado_block_generation_seconds";
 pub const WALLET_CALLS: &str = "eldorado_wallet_calls_total";
 pub const WALLET_SECONDS: &str = "eldorado_wallet_call_seconds";
 pub const POOL_WAIT: &str = "eldorado_db_pool_wait_seconds";
+pub const PURCHASES: &str = "eldorado_purchases_total";
+pub const DEALS: &str = "eldorado_deals_total";
 
 const LATENCY_BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -71,6 +73,18 @@ pub fn sale(outcome: &'static str, stake: &str, money: &'static str, took: Durat
 pub fn sold(stake_cents: u64, prize_cents: u64) {
     metrics::counter!(STAKES).increment(stake_cents);
     metrics::counter!(PRIZES).increment(prize_cents);
+}
+
+/// A ticket bought to be dealt by the beacon: its stake is in.
+pub fn bought(stake_cents: u64) {
+    metrics::counter!(PURCHASES).increment(1);
+    metrics::counter!(STAKES).increment(stake_cents);
+}
+
+/// Purchases dealt: their prizes are out.
+pub fn dealt(deals: &[crate::store::deal::Dealt]) {
+    metrics::counter!(DEALS).increment(deals.len() as u64);
+    metrics::counter!(PRIZES).increment(deals.iter().map(|d| d.prize_cents).sum());
 }
 
 /// The whole text: what was recorded, then the state read now (blocking).

@@ -10,6 +10,7 @@
 
 use crate::blocks::BlockBook;
 use crate::clock::Clock;
+use crate::dealer::Dealer;
 use crate::error::ApiError;
 use crate::store::{SaleOutcome, SaleRequest, Store};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -44,6 +45,8 @@ impl SaleDesk {
         book: Arc<BlockBook>,
         clock: Arc<dyn Clock>,
         max_batch: usize,
+        dealer: Option<Arc<Dealer>>,
+        log_kick: Arc<tokio::sync::Notify>,
     ) -> SaleDesk {
         let (queue, mut jobs) = mpsc::channel(QUEUE);
         let watch = Arc::new(Watch::default());
@@ -54,7 +57,15 @@ impl SaleDesk {
             .spawn(move || {
                 loop {
                     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        writer(&mut jobs, &store, &book, &*clock, max_batch)
+                        let desk = Writer {
+                            store: &store,
+                            book: &book,
+                            clock: &*clock,
+                            max_batch,
+                            dealer: dealer.as_deref(),
+                            log_kick: &log_kick,
+                        };
+                        desk.run(&mut jobs)
                     }));
                     match run {
                         // Every desk was dropped: the server is stopping.
@@ -93,68 +104,97 @@ impl SaleDesk {
     }
 }
 
-fn writer(
-    jobs: &mut mpsc::Receiver<Job>,
-    store: &Arc<dyn Store>,
-    book: &Arc<BlockBook>,
-    clock: &dyn Clock,
+/// What the writer thread holds.
+struct Writer<'a> {
+    store: &'a Arc<dyn Store>,
+    book: &'a Arc<BlockBook>,
+    clock: &'a dyn Clock,
     max_batch: usize,
-) {
-    let mut batch = Vec::with_capacity(max_batch);
-    // Blocks this desk has sold from: a new one means a switch-over (also
-    // one made outside the desk), so the supply must be topped up. A set,
-    // not the last block per stake: play and real money sell side by side
-    // from two blocks of one stake.
-    let mut sold_from = std::collections::HashSet::new();
-    while let Some(job) = jobs.blocking_recv() {
-        batch.push(job);
-        while batch.len() < max_batch {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+    /// With a beacon, sales are purchases its rounds deal.
+    dealer: Option<&'a Dealer>,
+    log_kick: &'a tokio::sync::Notify,
+}
+
+impl Writer<'_> {
+    fn run(&self, jobs: &mut mpsc::Receiver<Job>) {
+        let Writer {
+            store,
+            book,
+            clock,
+            max_batch,
+            dealer,
+            log_kick,
+        } = *self;
+        let mut batch = Vec::with_capacity(max_batch);
+        // Blocks this desk has sold from: a new one means a switch-over (also
+        // one made outside the desk), so the supply must be topped up. A set,
+        // not the last block per stake: play and real money sell side by side
+        // from two blocks of one stake.
+        let mut sold_from = std::collections::HashSet::new();
+        while let Some(job) = jobs.blocking_recv() {
+            batch.push(job);
+            while batch.len() < max_batch {
+                match jobs.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
             }
-        }
-        let requests: Vec<SaleRequest> = batch.iter().map(|j| j.request.clone()).collect();
-        metrics::histogram!(crate::metrics::SALE_BATCH).record(requests.len() as f64);
-        // One time for the whole batch: its sales commit together.
-        let now_ms = clock.now_ms();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            store.sell_batch(&requests, now_ms)
-        }));
-        let mut sold_out = false;
-        match result {
-            Ok(Ok(outcomes)) => {
-                for (job, outcome) in batch.drain(..).zip(outcomes) {
-                    if let SaleOutcome::Sold(r) = &outcome {
-                        crate::metrics::sold(r.ticket.stake_cents, r.ticket.prize_cents);
-                        let new_block = sold_from.insert(r.block);
-                        sold_out |= r.sold_out_block() || new_block;
+            let requests: Vec<SaleRequest> = batch.iter().map(|j| j.request.clone()).collect();
+            metrics::histogram!(crate::metrics::SALE_BATCH).record(requests.len() as f64);
+            // One time for the whole batch: its sales commit together.
+            let now_ms = clock.now_ms();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match dealer {
+                Some(dealer) => store.buy_batch(&requests, now_ms, dealer.round_for(now_ms)),
+                None => store.sell_batch(&requests, now_ms),
+            }));
+            let mut bought = false;
+            let mut sold_out = false;
+            match result {
+                Ok(Ok(outcomes)) => {
+                    for (job, outcome) in batch.drain(..).zip(outcomes) {
+                        if let SaleOutcome::Sold(r) = &outcome {
+                            crate::metrics::sold(r.ticket.stake_cents, r.ticket.prize_cents);
+                            let new_block = sold_from.insert(r.block);
+                            sold_out |= r.sold_out_block() || new_block;
+                        }
+                        // A purchase of this batch (a replayed one is older).
+                        if let SaleOutcome::Bought(p) = &outcome {
+                            if p.bought_at_ms == now_ms {
+                                crate::metrics::bought(p.stake_cents);
+                                sold_out |= sold_from.insert(p.block);
+                                bought = true;
+                            }
+                        }
+                        sold_out |= outcome == SaleOutcome::SoldOut;
+                        // A reply nobody waits for (the client left) changes nothing.
+                        let _ = job.reply.send(Ok(outcome));
                     }
-                    sold_out |= outcome == SaleOutcome::SoldOut;
-                    // A reply nobody waits for (the client left) changes nothing.
-                    let _ = job.reply.send(Ok(outcome));
+                }
+                Ok(Err(e)) => {
+                    tracing::error!(error = %e, sales = batch.len(), "a sale batch was rolled back");
+                    for job in batch.drain(..) {
+                        let _ = job.reply.send(Err(ApiError::internal(&e)));
+                    }
+                }
+                Err(_) => {
+                    tracing::error!(
+                        sales = batch.len(),
+                        "a sale batch panicked and was rolled back"
+                    );
+                    for job in batch.drain(..) {
+                        let _ = job
+                            .reply
+                            .send(Err(ApiError::internal("sale batch panicked")));
+                    }
                 }
             }
-            Ok(Err(e)) => {
-                tracing::error!(error = %e, sales = batch.len(), "a sale batch was rolled back");
-                for job in batch.drain(..) {
-                    let _ = job.reply.send(Err(ApiError::internal(&e)));
-                }
+            if bought {
+                // Its round comes soon: it must be on the record first.
+                log_kick.notify_one();
             }
-            Err(_) => {
-                tracing::error!(
-                    sales = batch.len(),
-                    "a sale batch panicked and was rolled back"
-                );
-                for job in batch.drain(..) {
-                    let _ = job
-                        .reply
-                        .send(Err(ApiError::internal("sale batch panicked")));
-                }
+            if sold_out {
+                book.ensure_supply();
             }
-        }
-        if sold_out {
-            book.ensure_supply();
         }
     }
 }
@@ -209,7 +249,14 @@ mod tests {
         )
         .unwrap();
         let armed = Arc::new(ArmedClock::default());
-        let desk = SaleDesk::start(store.clone(), book, armed.clone(), 8);
+        let desk = SaleDesk::start(
+            store.clone(),
+            book,
+            armed.clone(),
+            8,
+            None,
+            Arc::new(tokio::sync::Notify::new()),
+        );
         let refused = SaleOutcome::InsufficientFunds { balance_cents: 10 };
 
         assert_eq!(desk.sell(request()).await.unwrap(), refused);

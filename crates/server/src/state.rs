@@ -4,6 +4,7 @@
 use crate::blocks::{BlockBook, BlockError, Seeding};
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
+use crate::dealer::Dealer;
 use crate::error::ApiError;
 use crate::exports::Exports;
 use crate::keys::{self, KeyError};
@@ -41,6 +42,12 @@ pub enum StartError {
     Task(String),
     #[error(transparent)]
     Log(#[from] crate::public_log::IdentityError),
+    #[error("--beacon: {0}")]
+    Beacon(#[from] crate::dealer::BeaconClientError),
+    #[error(
+        "{0} purchases of this database wait for their deal by the beacon: start with --beacon"
+    )]
+    Undealt(u64),
 }
 
 #[derive(Clone)]
@@ -53,6 +60,11 @@ pub struct Inner {
     pub clock: Arc<dyn Clock>,
     pub book: Arc<BlockBook>,
     pub desk: SaleDesk,
+    /// Fair dealing from the beacon (`--beacon`).
+    pub dealer: Option<Arc<Dealer>>,
+    /// Wakes the public log's sequencer before its interval (purchases
+    /// wait for their record).
+    pub log_kick: Arc<tokio::sync::Notify>,
     /// The operator's seamless wallet (`--wallet`), which then holds the
     /// money of operator players.
     pub wallet: Option<Arc<SeamlessWallet>>,
@@ -114,9 +126,15 @@ impl AppState {
     /// makes sure each stake has an open and a pending committed block of
     /// each kind of money served.
     pub async fn start(config: Config) -> Result<AppState, StartError> {
-        tokio::task::spawn_blocking(move || AppState::start_blocking(config))
-            .await
-            .map_err(|e| StartError::Task(e.to_string()))?
+        let dealer = match &config.dealing {
+            Some(dealing) => Some(Arc::new(Dealer::connect(dealing).await?)),
+            None => None,
+        };
+        tokio::task::spawn_blocking(move || {
+            AppState::start_blocking_with(config, Arc::new(SystemClock), dealer)
+        })
+        .await
+        .map_err(|e| StartError::Task(e.to_string()))?
     }
 
     pub fn start_blocking(config: Config) -> Result<AppState, StartError> {
@@ -128,6 +146,16 @@ impl AppState {
     pub fn start_blocking_with_clock(
         config: Config,
         clock: Arc<dyn Clock>,
+    ) -> Result<AppState, StartError> {
+        AppState::start_blocking_with(config, clock, None)
+    }
+
+    /// The whole start, with the beacon's dealer already connected (it
+    /// needs the network: [`AppState::start`] connects it).
+    pub fn start_blocking_with(
+        config: Config,
+        clock: Arc<dyn Clock>,
+        dealer: Option<Arc<Dealer>>,
     ) -> Result<AppState, StartError> {
         let dir = &config.data_dir;
         std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
@@ -169,6 +197,13 @@ impl AppState {
             BlockBook::watch(&book, config.block_poll);
         }
         release_lost_rounds(&*store, &*clock, database.is_shared(), &config)?;
+        if dealer.is_none() {
+            let undealt = store.undealt_purchases()?;
+            if undealt > 0 {
+                return Err(StartError::Undealt(undealt));
+            }
+        }
+        let log_kick = Arc::new(tokio::sync::Notify::new());
         let wallet = config.wallet.clone().map(|wallet| {
             Arc::new(SeamlessWallet::new(
                 wallet,
@@ -182,6 +217,8 @@ impl AppState {
             Arc::clone(&book),
             Arc::clone(&clock),
             config.max_batch,
+            dealer.clone(),
+            Arc::clone(&log_kick),
         );
         let public_key = public_key_of(&key);
         tracing::info!(public_key = %public_key, demo = config.demo, "operator key loaded");
@@ -224,6 +261,8 @@ impl AppState {
             clock,
             book,
             desk,
+            dealer,
+            log_kick,
             wallet,
             key,
             public_key,

@@ -1,5 +1,5 @@
-//! One pass of the sequencer: the blocks and sales stored since the last
-//! pass become the next records of the log, with the tree's hashes and a
+//! One pass of the sequencer: the blocks, sales and purchases stored since
+//! the last pass become the next records of the log, with the tree's hashes and a
 //! checkpoint signed by the operator key, all written in one transaction.
 //! Several servers on one database may run passes at once: the store
 //! writes only the pass that started from the current size, so one
@@ -87,19 +87,22 @@ pub fn sequence_once(
     Ok(if appended {
         Sequenced::Appended {
             size,
-            more: unlogged.sales.len() as u64 >= u64::from(max_sales),
+            more: unlogged.sales.len().max(unlogged.purchases.len()) as u64 >= u64::from(max_sales),
         }
     } else {
         Sequenced::Raced
     })
 }
 
-/// The leaves of a pass in log order: the commitments, then the sales.
+/// The leaves of a pass in log order: the commitments, the sales, then the
+/// purchases (a purchase's own sale is never in the same pass: it is dealt
+/// once the purchase is logged).
 fn leaves(
     unlogged: &Unlogged,
     key: &SigningKey,
 ) -> Result<(Vec<Vec<u8>>, Vec<RecordSource>), LeafError> {
-    let mut leaves = Vec::with_capacity(unlogged.blocks.len() + unlogged.sales.len());
+    let mut leaves =
+        Vec::with_capacity(unlogged.blocks.len() + unlogged.sales.len() + unlogged.purchases.len());
     let mut sources = Vec::with_capacity(leaves.capacity());
     for signed in &unlogged.blocks {
         leaves.push(LogEntry::of_commitment(signed).to_leaf()?);
@@ -111,6 +114,12 @@ fn leaves(
         leaves.push(LogEntry::sign_sale(logged_sale(sale), key)?.to_leaf()?);
         sources.push(RecordSource::Sale {
             sale_id: sale.sale_id,
+        });
+    }
+    for purchase in &unlogged.purchases {
+        leaves.push(LogEntry::sign_purchase(purchase.message(), key)?.to_leaf()?);
+        sources.push(RecordSource::Purchase {
+            purchase_id: purchase.purchase_id,
         });
     }
     Ok((leaves, sources))

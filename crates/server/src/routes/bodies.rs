@@ -37,10 +37,7 @@ pub fn block_info(record: BlockRecord) -> BlockInfo {
     // The store counts by prize; the page shows ranks, each with its own prize.
     // Only a finished block says what was sold and what is left: on a block
     // still selling, those counts would price its unsold tail.
-    let finished = matches!(
-        record.status,
-        store::BlockStatus::SoldOut | store::BlockStatus::Closed
-    );
+    let finished = record.is_disclosable();
     let remaining_by_rank: Vec<RankRemaining> = RANKS
         .iter()
         .map(|rank| RankRemaining {

@@ -265,6 +265,11 @@ async fn sell(
     };
     let record = match outcome {
         SaleOutcome::Sold(record) | SaleOutcome::Replayed(record) => record,
+        SaleOutcome::Bought(purchase) => match &state.dealer {
+            Some(dealer) => dealer.dealt_sale(&state.store, &purchase).await?,
+            // Bought on a server with a beacon: that server deals it.
+            None => return Err(ApiError::DealPending),
+        },
         SaleOutcome::KeyConflict => {
             return Err(ApiError::Conflict(
                 "this idempotency key was already used for a sale at another stake".to_owned(),

@@ -122,6 +122,12 @@ pub async fn export(
             }
         )));
     }
+    if !record.is_disclosable() {
+        return Err(ApiError::Conflict(format!(
+            "block {id} has {} purchases still to deal: it is disclosed once they are dealt",
+            record.undealt
+        )));
+    }
     let path = state
         .blocking(move |s| s.exports.file(&*s.store, &record))
         .await?;

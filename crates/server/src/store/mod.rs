@@ -8,6 +8,7 @@
 //! only transactions, queries and its schema, and a second backend shares
 //! every rule with the first.
 
+pub mod deal;
 #[cfg(test)]
 pub mod failing;
 pub mod launch;
@@ -109,9 +110,17 @@ pub struct BlockRecord {
     /// The commitment's record in the public log; `None` for a block that
     /// was sold out or closed before the log existed.
     pub log_index: Option<u64>,
+    /// Its purchases still waiting for their deal.
+    pub undealt: u32,
 }
 
 impl BlockRecord {
+    /// Sold out or closed, and every purchase of it dealt: only then may
+    /// anything of its unsold tickets (its remaining prizes, its export) be
+    /// told.
+    pub fn is_disclosable(&self) -> bool {
+        self.status.is_finished() && self.undealt == 0
+    }
     pub fn id(&self) -> u64 {
         self.signed.commitment.block
     }
@@ -236,9 +245,52 @@ impl SaleRecord {
     }
 }
 
+/// A ticket bought, paid and waiting for (or given) its deal by the beacon
+/// (docs/PROTOCOL.md §10): what the purchase record of the log says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PurchaseRecord {
+    pub purchase_id: u64,
+    pub player_id: String,
+    /// The buyer's key: its sale, once dealt, is found under it too.
+    pub idempotency_key: String,
+    pub block: u64,
+    pub block_tickets: u32,
+    pub stake_cents: u64,
+    pub bought_at_ms: u64,
+    pub client_nonce: ClientNonce,
+    /// The beacon round that deals it.
+    pub round: u64,
+    pub balance_before_cents: u64,
+    pub balance_after_cents: u64,
+    /// Its record in the public log, once logged: only then is it dealt.
+    pub log_index: Option<u64>,
+    /// Its sale, once dealt.
+    pub sale_id: Option<u64>,
+}
+
+impl PurchaseRecord {
+    /// The message the operator signs and logs.
+    pub fn message(&self) -> eldorado_engine::deal::Purchase {
+        eldorado_engine::deal::Purchase {
+            purchase_id: self.purchase_id,
+            block: self.block,
+            tickets: self.block_tickets,
+            player: self.player_id.clone(),
+            bought_at_ms: self.bought_at_ms,
+            client_nonce: self.client_nonce,
+            round: self.round,
+            balance_before_cents: self.balance_before_cents,
+            balance_after_cents: self.balance_after_cents,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SaleOutcome {
     Sold(SaleRecord),
+    /// Bought (now, or earlier under the same idempotency key) and not
+    /// dealt yet: the dealer gives it its ticket once its round is out.
+    Bought(PurchaseRecord),
     /// The idempotency key was already used for this very sale.
     Replayed(SaleRecord),
     /// The idempotency key was already used with another stake.
@@ -384,6 +436,27 @@ pub trait Store: Send + Sync + 'static {
     /// its stake and of its player's money, credited and recorded, or
     /// refused without any write.
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>>;
+    /// [`Store::sell_batch`] with fair dealing: each sale admitted is a
+    /// purchase (`SaleOutcome::Bought`) that beacon `round` will deal.
+    fn buy_batch(
+        &self,
+        requests: &[SaleRequest],
+        now_ms: u64,
+        round: u64,
+    ) -> StoreResult<Vec<SaleOutcome>>;
+    fn purchase(&self, purchase_id: u64) -> StoreResult<Option<PurchaseRecord>>;
+    /// Purchases not dealt yet, logged or not.
+    fn undealt_purchases(&self) -> StoreResult<u64>;
+    /// The rounds that logged purchases wait for, lowest first.
+    fn undealt_rounds(&self, limit: u32) -> StoreResult<Vec<u64>>;
+    /// Deals, in one transaction, the logged purchases waiting (at most
+    /// `limit`) whose round's value is in `randomness` (`store::deal`).
+    fn deal(
+        &self,
+        randomness: &deal::Randomness,
+        trees: &mut deal::Trees,
+        limit: u32,
+    ) -> StoreResult<Vec<deal::Dealt>>;
     fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>>;
     /// Newest first, sale ids below `before`.
     fn history(

@@ -5,7 +5,7 @@
 //! logged, gives them the next indices and writes them here in one
 //! transaction, so the sale path pays nothing for the log.
 
-use crate::store::SaleRecord;
+use crate::store::{PurchaseRecord, SaleRecord};
 use eldorado_engine::{Hash, SignedCommitment};
 
 /// What the sequencer has to log next, read in one snapshot: every block
@@ -18,11 +18,14 @@ pub struct Unlogged {
     pub size: u64,
     pub blocks: Vec<SignedCommitment>,
     pub sales: Vec<SaleRecord>,
+    /// The oldest purchases not logged yet (fair dealing): each is dealt
+    /// only once logged, so its sale always comes after it.
+    pub purchases: Vec<PurchaseRecord>,
 }
 
 impl Unlogged {
     pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty() && self.sales.is_empty()
+        self.blocks.is_empty() && self.sales.is_empty() && self.purchases.is_empty()
     }
 }
 
@@ -46,6 +49,7 @@ pub struct LogAppend<'a> {
 pub enum RecordSource {
     Commitment { block: u64 },
     Sale { sale_id: u64 },
+    Purchase { purchase_id: u64 },
 }
 
 /// A checkpoint as served: the log's signed note followed by the

@@ -1,8 +1,10 @@
 //! The sale rules, for every backend: a batch of sales runs in order inside
 //! one transaction that the backend commits once (group commit). Each sale
-//! is replayed, refused without any write, or checked, debited, given the
-//! next ticket of the open block of its stake and of its player's money,
-//! credited and recorded.
+//! is replayed, refused without any write, or checked, debited, and then
+//! either given the next ticket of the open block of its stake and of its
+//! player's money, credited and recorded (dealing in order), or recorded as
+//! a purchase of that block that a beacon round will deal (`Dealing::Beacon`,
+//! docs/PROTOCOL.md §10; the deal is `store::deal`).
 //!
 //! The money is the buyer's kind's (`PlayerKind::money`), read inside the
 //! transaction with the balance: play money never takes a ticket of a
@@ -14,22 +16,36 @@
 
 use super::protection::{check_sale, ProtectionDefaults, Refusal};
 use super::switch_over::open_next;
-use super::tx::{NewSale, OpenBlock, SaleTx};
-use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
+use super::tx::{NewPurchase, NewSale, OpenBlock, PurchaseTx, SaleTx};
+use super::{
+    corrupt, BlockStatus, PlayerKind, PurchaseRecord, SaleOutcome, SaleRecord, SaleRequest,
+    StoreResult,
+};
 use eldorado_engine::Money;
 use std::collections::HashMap;
 
 /// The open block of each (stake, money) line, as far as this batch knows.
 pub(super) type OpenBlocks = HashMap<(u64, Money), Option<OpenBlock>>;
 
+/// How the sales of a batch get their tickets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dealing {
+    /// The next ticket of the open block, at once: the operator, who
+    /// generated the block, knows what each sale gets.
+    InOrder,
+    /// Bought now; the beacon's `round`, published later, deals them.
+    Beacon { round: u64 },
+}
+
 /// Runs `requests` in order against `tx`. An `Err` means a savepoint itself
 /// failed and the backend must roll the whole batch back: no sale of it
 /// happened.
-pub fn sell_batch<T: SaleTx + ?Sized>(
+pub fn sell_batch<T: PurchaseTx + ?Sized>(
     tx: &mut T,
     requests: &[SaleRequest],
     now_ms: u64,
     protection: &ProtectionDefaults,
+    dealing: Dealing,
 ) -> StoreResult<Vec<SaleOutcome>> {
     // The open block per stake and money, read once per batch rather than
     // once per sale; `None` is remembered too, so a sold-out line costs no
@@ -40,8 +56,9 @@ pub fn sell_batch<T: SaleTx + ?Sized>(
         tx.savepoint()?;
         // A panic is a fault of this sale like an error: the transaction
         // is still usable once its writes are rolled back to the savepoint.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            sell_one(tx, &mut open, request, now_ms, protection)
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match dealing {
+            Dealing::InOrder => sell_one(tx, &mut open, request, now_ms, protection),
+            Dealing::Beacon { round } => buy_one(tx, &mut open, request, now_ms, protection, round),
         }))
         .unwrap_or_else(|_| Err(corrupt("a sale panicked")));
         match result {
@@ -77,7 +94,7 @@ pub(super) enum Admission {
 /// money is held here, a ticket on sale) and the ticket it takes: shared by
 /// the internal wallet's sales and the seamless wallet's reservations
 /// (`seamless::reserve`, `check_balance` false: the operator checks it).
-pub(super) fn admit<T: SaleTx + ?Sized>(
+pub(super) fn admit<T: PurchaseTx + ?Sized>(
     tx: &mut T,
     open: &mut OpenBlocks,
     request: &SaleRequest,
@@ -96,6 +113,13 @@ pub(super) fn admit<T: SaleTx + ?Sized>(
             .sale_by_id(sale_id)?
             .map(|sale| Admission::Refused(SaleOutcome::Replayed(sale)))
             .ok_or_else(|| corrupt("sale without its ticket"));
+    }
+    // A dealt purchase has its sale, found above under the same key.
+    if let Some(purchase) = tx.purchase_by_key(&request.player_id, &request.idempotency_key)? {
+        if purchase.stake_cents != stake {
+            return Ok(Admission::Refused(SaleOutcome::KeyConflict));
+        }
+        return Ok(Admission::Refused(SaleOutcome::Bought(purchase)));
     }
     let Some((kind, balance)) = tx.player_for_update(&request.player_id)? else {
         return Ok(Admission::Refused(SaleOutcome::UnknownPlayer));
@@ -140,7 +164,7 @@ pub(super) fn admit<T: SaleTx + ?Sized>(
     })
 }
 
-fn sell_one<T: SaleTx + ?Sized>(
+fn sell_one<T: PurchaseTx + ?Sized>(
     tx: &mut T,
     open: &mut OpenBlocks,
     request: &SaleRequest,
@@ -158,7 +182,6 @@ fn sell_one<T: SaleTx + ?Sized>(
             position,
         } => (kind, balance, block, position),
     };
-    let line = (stake, kind.money());
     let ticket = tx
         .ticket(block.block, position, stake)?
         .ok_or_else(|| corrupt(format!("block {} has no ticket {position}", block.block)))?;
@@ -182,17 +205,7 @@ fn sell_one<T: SaleTx + ?Sized>(
         balance_before_cents: balance,
         balance_after_cents: after,
     })?;
-    // A count, not a position: a released ticket may be sold after later ones.
-    let sold = block.sold + 1;
-    if sold == block.tickets {
-        tx.set_block_sold(block.block, sold, BlockStatus::SoldOut)?;
-        open_next(tx, stake, kind.money())?;
-        // The next sale of this line reads whichever block opened.
-        open.remove(&line);
-    } else {
-        tx.set_block_sold(block.block, sold, BlockStatus::Open)?;
-        open.insert(line, Some(OpenBlock { sold, ..block }));
-    }
+    count_sold(tx, open, block, stake, kind)?;
     if ticket.prize_cents > 0 {
         tx.take_prize(block.block, ticket.prize_cents)?;
     }
@@ -209,6 +222,83 @@ fn sell_one<T: SaleTx + ?Sized>(
         revealed: 0,
         // The sequencer logs it after this transaction commits.
         log_index: None,
+    }))
+}
+
+/// One more ticket of `block` sold or bought; the line switches over to
+/// its next block when this was the last.
+fn count_sold<T: SaleTx + ?Sized>(
+    tx: &mut T,
+    open: &mut OpenBlocks,
+    block: OpenBlock,
+    stake: u64,
+    kind: PlayerKind,
+) -> StoreResult<()> {
+    let line = (stake, kind.money());
+    // A count, not a position: a released ticket may be sold after later ones.
+    let sold = block.sold + 1;
+    if sold == block.tickets {
+        tx.set_block_sold(block.block, sold, BlockStatus::SoldOut)?;
+        open_next(tx, stake, kind.money())?;
+        // The next sale of this line reads whichever block opened.
+        open.remove(&line);
+    } else {
+        tx.set_block_sold(block.block, sold, BlockStatus::Open)?;
+        open.insert(line, Some(OpenBlock { sold, ..block }));
+    }
+    Ok(())
+}
+
+/// A purchase: checked and debited like a sale, counted against its
+/// block, but with no position yet: `round` will deal it.
+fn buy_one<T: PurchaseTx + ?Sized>(
+    tx: &mut T,
+    open: &mut OpenBlocks,
+    request: &SaleRequest,
+    now_ms: u64,
+    protection: &ProtectionDefaults,
+    round: u64,
+) -> StoreResult<SaleOutcome> {
+    let stake = request.stake.cents();
+    let (kind, balance, block) = match admit(tx, open, request, now_ms, protection, true)? {
+        Admission::Refused(outcome) => return Ok(outcome),
+        Admission::Admitted {
+            kind,
+            balance,
+            block,
+            ..
+        } => (kind, balance, block),
+    };
+    // No underflow: admitted, so balance >= stake.
+    let after = balance - stake;
+    tx.set_balance(&request.player_id, after)?;
+    let purchase = NewPurchase {
+        player_id: &request.player_id,
+        idempotency_key: &request.idempotency_key,
+        stake_cents: stake,
+        block: block.block,
+        bought_at_ms: now_ms,
+        client_nonce: request.client_nonce,
+        round,
+        balance_before_cents: balance,
+        balance_after_cents: after,
+    };
+    let purchase_id = tx.insert_purchase(&purchase)?;
+    count_sold(tx, open, block, stake, kind)?;
+    Ok(SaleOutcome::Bought(PurchaseRecord {
+        purchase_id,
+        player_id: request.player_id.clone(),
+        idempotency_key: request.idempotency_key.clone(),
+        block: block.block,
+        block_tickets: block.tickets,
+        stake_cents: stake,
+        bought_at_ms: now_ms,
+        client_nonce: request.client_nonce,
+        round,
+        balance_before_cents: balance,
+        balance_after_cents: after,
+        log_index: None,
+        sale_id: None,
     }))
 }
 

@@ -13,9 +13,9 @@
 //! transaction until it ends (`SELECT ... FOR UPDATE` in PostgreSQL; free in
 //! SQLite, whose writer holds the whole database).
 
-use super::{BlockStatus, PlayerKind, SaleRecord, StoreResult, TransferKind};
+use super::{BlockStatus, PlayerKind, PurchaseRecord, SaleRecord, StoreResult, TransferKind};
 use eldorado_api::{AuditEntry, LaunchMode, PendingLimit};
-use eldorado_engine::{ClientNonce, Money, Ticket};
+use eldorado_engine::{ClientNonce, Hash, Money, Ticket};
 use strum::{EnumString, IntoStaticStr};
 
 /// The open block of a stake and money as a sale sees it.
@@ -130,6 +130,42 @@ pub trait SaleTx: WalletTx + BlockTx + ProtectionTx + TicketPoolTx {
     fn rollback_to_savepoint(&mut self) -> StoreResult<()>;
 }
 
+/// A purchase row as the rules decided it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewPurchase<'a> {
+    pub player_id: &'a str,
+    pub idempotency_key: &'a str,
+    pub stake_cents: u64,
+    pub block: u64,
+    pub bought_at_ms: u64,
+    pub client_nonce: ClientNonce,
+    pub round: u64,
+    pub balance_before_cents: u64,
+    pub balance_after_cents: u64,
+}
+
+/// What buying a ticket to be dealt by the beacon, and dealing it, need
+/// beyond a sale.
+pub trait PurchaseTx: SaleTx {
+    fn purchase_by_key(
+        &mut self,
+        player_id: &str,
+        key: &str,
+    ) -> StoreResult<Option<PurchaseRecord>>;
+    /// Records the purchase; returns its new id.
+    fn insert_purchase(&mut self, purchase: &NewPurchase<'_>) -> StoreResult<u64>;
+    /// Logged purchases not dealt yet, oldest record first, at most
+    /// `limit`, locked: a second dealer waits, then finds them dealt.
+    fn undealt_for_update(&mut self, limit: u32) -> StoreResult<Vec<PurchaseRecord>>;
+    /// The log's hash of record `index` (`SHA-256(0x00 ‖ leaf)`).
+    fn record_hash(&mut self, index: u64) -> StoreResult<Hash>;
+    /// Positions of the block that have a sale.
+    fn sold_positions(&mut self, block: u64) -> StoreResult<Vec<u32>>;
+    /// How many positions of the block have a sale.
+    fn sold_count(&mut self, block: u64) -> StoreResult<u32>;
+    fn set_purchase_dealt(&mut self, purchase_id: u64, sale_id: u64) -> StoreResult<()>;
+}
+
 /// One protection limit as stored: in force, and a change waiting for its
 /// time (the rules are in `protection`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -171,8 +207,9 @@ pub trait ProtectionTx {
     fn protection_row(&mut self, player_id: &str) -> StoreResult<Option<ProtectionRow>>;
     fn put_protection_row(&mut self, player_id: &str, row: &ProtectionRow) -> StoreResult<()>;
     /// Sums over the player's sales with `sold_at_ms > after_ms`, and its
-    /// seamless-wallet rounds reserved since (a stake being paid: no prize
-    /// yet), so that no limit is overshot while the operator is asked.
+    /// seamless-wallet rounds reserved and purchases bought since (a stake
+    /// paid, no prize yet), so that no limit is overshot while the operator
+    /// is asked or the beacon awaited.
     fn window_totals(&mut self, player_id: &str, after_ms: i64) -> StoreResult<WindowTotals>;
     /// The same sales and rounds, oldest first.
     fn window_sales(&mut self, player_id: &str, after_ms: i64) -> StoreResult<Vec<WindowSale>>;
@@ -257,7 +294,7 @@ pub trait TicketPoolTx {
 }
 
 /// What the seamless wallet's rounds need beyond a sale.
-pub trait RoundTx: SaleTx {
+pub trait RoundTx: PurchaseTx {
     /// The reserved round of this idempotency key, if any.
     fn reserved_round_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<Round>>;
     fn insert_round(&mut self, round: &Round) -> StoreResult<()>;

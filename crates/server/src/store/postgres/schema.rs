@@ -16,6 +16,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0006_seamless_wallet.sql"),
     include_str!("../../../migrations/postgres/0007_wallet_outbox_given_up.sql"),
     include_str!("../../../migrations/postgres/0008_public_log.sql"),
+    include_str!("../../../migrations/postgres/0009_purchases.sql"),
 ];
 
 /// The advisory lock key of migrations (any constant shared by all servers).

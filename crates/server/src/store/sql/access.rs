@@ -5,13 +5,13 @@ use super::decode::{self, int, name};
 use super::text as q;
 use super::{query, query_one, query_opt, Conn, Param};
 use crate::store::tx::{
-    BlockTx, LaunchRecord, LaunchTx, NewSale, OpenBlock, OutboxItem, ProtectionRow, ProtectionTx,
-    QueuedOutboxItem, Round, RoundTx, SaleTx, TicketPoolTx, WalletOp, WalletTx, WindowSale,
-    WindowTotals,
+    BlockTx, LaunchRecord, LaunchTx, NewPurchase, NewSale, OpenBlock, OutboxItem, ProtectionRow,
+    ProtectionTx, PurchaseTx, QueuedOutboxItem, Round, RoundTx, SaleTx, TicketPoolTx, WalletOp,
+    WalletTx, WindowSale, WindowTotals,
 };
 use crate::store::{
-    corrupt, BlockRecord, BlockStatus, PlayerKind, PlayerRecord, SaleRecord, SessionRecord,
-    StoreResult, Totals,
+    corrupt, BlockRecord, BlockStatus, PlayerKind, PlayerRecord, PurchaseRecord, SaleRecord,
+    SessionRecord, StoreResult, Totals,
 };
 use eldorado_api::AuditEntry;
 use eldorado_engine::{Hash, Money, SignedCommitment, Ticket};
@@ -45,6 +45,7 @@ pub fn block_record<C: Conn + ?Sized>(conn: &mut C, id: u64) -> StoreResult<Opti
         sold: row.u32(1, "sold count")?,
         remaining_by_prize,
         log_index: row.opt_u64(6, "log index")?,
+        undealt: row.u32(7, "purchases to deal")?,
     }))
 }
 
@@ -531,6 +532,74 @@ impl<C: Conn + ?Sized> LaunchTx for C {
             &q::SET_SESSION_LOBBY,
             &[lobby_url.into(), token_hash[..].into()],
         )?;
+        Ok(())
+    }
+}
+
+impl<C: Conn + ?Sized> PurchaseTx for C {
+    fn purchase_by_key(
+        &mut self,
+        player_id: &str,
+        key: &str,
+    ) -> StoreResult<Option<PurchaseRecord>> {
+        query_opt(
+            self,
+            &q::PURCHASE_BY_KEY,
+            &[player_id.into(), key.into()],
+            decode::purchase,
+        )
+    }
+
+    fn insert_purchase(&mut self, purchase: &NewPurchase<'_>) -> StoreResult<u64> {
+        query_one(
+            self,
+            &q::INSERT_PURCHASE,
+            &[
+                purchase.player_id.into(),
+                purchase.idempotency_key.into(),
+                int(purchase.stake_cents)?,
+                int(purchase.block)?,
+                int(purchase.bought_at_ms)?,
+                purchase.client_nonce.0[..].into(),
+                int(purchase.round)?,
+                int(purchase.balance_before_cents)?,
+                int(purchase.balance_after_cents)?,
+            ],
+            |r| r.u64(0, "purchase id"),
+        )
+    }
+
+    fn undealt_for_update(&mut self, limit: u32) -> StoreResult<Vec<PurchaseRecord>> {
+        query(
+            self,
+            &q::UNDEALT_FOR_UPDATE,
+            &[limit.into()],
+            decode::purchase,
+        )
+    }
+
+    fn record_hash(&mut self, index: u64) -> StoreResult<Hash> {
+        let stored = eldorado_engine::transparency::tlog::stored_hash_index(0, index);
+        query_opt(self, &q::LOG_HASH, &[int(stored)?], |r| {
+            Ok(Hash(r.array(0, "log hash")?))
+        })?
+        .ok_or_else(|| corrupt(format!("the log has no hash of record {index}")))
+    }
+
+    fn sold_positions(&mut self, block: u64) -> StoreResult<Vec<u32>> {
+        query(self, &q::SOLD_POSITIONS, &[int(block)?], |r| {
+            r.u32(0, "position")
+        })
+    }
+
+    fn sold_count(&mut self, block: u64) -> StoreResult<u32> {
+        query_one(self, &q::SOLD_COUNT, &[int(block)?], |r| r.u32(0, "sales"))
+    }
+
+    fn set_purchase_dealt(&mut self, purchase_id: u64, sale_id: u64) -> StoreResult<()> {
+        if self.execute(&q::SET_PURCHASE_DEALT, &[int(sale_id)?, int(purchase_id)?])? != 1 {
+            return Err(corrupt(format!("purchase {purchase_id} is already dealt")));
+        }
         Ok(())
     }
 }

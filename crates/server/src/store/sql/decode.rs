@@ -8,7 +8,7 @@ use crate::store::tx::{
     LaunchRecord, LimitSetting, OpenBlock, OutboxItem, ProtectionRow, QueuedOutboxItem, Round,
     WalletOp, WindowSale, WindowTotals,
 };
-use crate::store::{corrupt, PlayerKind, SaleRecord, SessionRecord, StoreResult};
+use crate::store::{corrupt, PlayerKind, PurchaseRecord, SaleRecord, SessionRecord, StoreResult};
 use eldorado_api::{AuditActor, AuditEntry, LaunchMode, PendingLimit, ProtectionChange};
 use eldorado_engine::{ClientNonce, Grid, Hash, Money, Salt, Ticket};
 use std::str::FromStr;
@@ -186,6 +186,24 @@ pub fn sale(row: &Row) -> StoreResult<SaleRecord> {
         balance_after_cents: row.u64(12, "balance")?,
         revealed: row.u8(13, "revealed")?,
         log_index: row.opt_u64(15, "log index")?,
+    })
+}
+
+pub fn purchase(row: &Row) -> StoreResult<PurchaseRecord> {
+    Ok(PurchaseRecord {
+        purchase_id: row.u64(0, "purchase id")?,
+        player_id: row.text(1)?,
+        idempotency_key: row.text(2)?,
+        block: row.u64(3, "block")?,
+        block_tickets: row.u32(4, "tickets")?,
+        stake_cents: row.u64(5, "stake")?,
+        bought_at_ms: row.u64(6, "time")?,
+        client_nonce: ClientNonce(row.array(7, "client nonce")?),
+        round: row.u64(8, "beacon round")?,
+        balance_before_cents: row.u64(9, "balance")?,
+        balance_after_cents: row.u64(10, "balance")?,
+        log_index: row.opt_u64(11, "log index")?,
+        sale_id: row.opt_u64(12, "sale id")?,
     })
 }
 

@@ -16,10 +16,17 @@ pub fn unlogged<C: Conn + ?Sized>(conn: &mut C, max_sales: u32) -> StoreResult<U
             .map_err(|e| corrupt(format!("stored commitment: {e}")))
     })?;
     let sales = query(conn, &q::UNLOGGED_SALES, &[max_sales.into()], decode::sale)?;
+    let purchases = query(
+        conn,
+        &q::UNLOGGED_PURCHASES,
+        &[max_sales.into()],
+        decode::purchase,
+    )?;
     Ok(Unlogged {
         size,
         blocks,
         sales,
+        purchases,
     })
 }
 
@@ -45,6 +52,7 @@ pub fn append<C: Conn + ?Sized>(
         let (sql, id) = match *source {
             RecordSource::Commitment { block } => (&q::SET_BLOCK_LOG_INDEX, block),
             RecordSource::Sale { sale_id } => (&q::SET_SALE_LOG_INDEX, sale_id),
+            RecordSource::Purchase { purchase_id } => (&q::SET_PURCHASE_LOG_INDEX, purchase_id),
         };
         // Only the sequencer that advanced the size gets here, so a record
         // already logged means the pass read a stale snapshot: undo it all.

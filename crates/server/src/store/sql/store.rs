@@ -2,18 +2,20 @@
 //! connection or a transaction from the [`Backend`] and runs the shared
 //! statements (`access`) or rules (`sale_batch`, `wallet`, ...) on it.
 
-use super::{access, decode, Conn};
+use super::{access, decode, text, Conn};
 use crate::clock::Clock;
+use crate::store::deal;
 use crate::store::launch::{self, LaunchRedeemed, NewLaunch};
 use crate::store::protection::{self, ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
 use crate::store::public_log;
+use crate::store::sale_batch::Dealing;
 use crate::store::seamless::{self, Release, ReserveOutcome, Settled};
 use crate::store::tx::ProtectionTx;
 use crate::store::tx::QueuedOutboxItem;
 use crate::store::{
     sale_batch, switch_over, wallet, BlockRecord, BlockSeeding, BlockStatus, DaySales,
-    GenerationLease, NewPlayer, NewSession, PlayerKind, PlayerRecord, SaleOutcome, SaleRecord,
-    SaleRequest, SessionOpened, SessionRecord, Store, StoreResult, Totals, Transfer,
+    GenerationLease, NewPlayer, NewSession, PlayerKind, PlayerRecord, PurchaseRecord, SaleOutcome,
+    SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store, StoreResult, Totals, Transfer,
     TransferOutcome,
 };
 use eldorado_api::{AuditActor, AuditEntry, Protection};
@@ -231,8 +233,60 @@ impl<B: Backend> Store for SqlStore<B> {
     fn sell_batch(&self, requests: &[SaleRequest], now_ms: u64) -> StoreResult<Vec<SaleOutcome>> {
         let defaults = self.protection_defaults();
         self.backend.sale_transaction(requests, |c| {
-            sale_batch::sell_batch(c, requests, now_ms, &defaults)
+            sale_batch::sell_batch(c, requests, now_ms, &defaults, Dealing::InOrder)
         })
+    }
+
+    fn buy_batch(
+        &self,
+        requests: &[SaleRequest],
+        now_ms: u64,
+        round: u64,
+    ) -> StoreResult<Vec<SaleOutcome>> {
+        let defaults = self.protection_defaults();
+        self.backend.sale_transaction(requests, |c| {
+            sale_batch::sell_batch(c, requests, now_ms, &defaults, Dealing::Beacon { round })
+        })
+    }
+
+    fn purchase(&self, purchase_id: u64) -> StoreResult<Option<PurchaseRecord>> {
+        self.backend.read(|c| {
+            super::query_opt(
+                c,
+                &text::PURCHASE,
+                &[decode::int(purchase_id)?],
+                decode::purchase,
+            )
+        })
+    }
+
+    fn undealt_purchases(&self) -> StoreResult<u64> {
+        self.backend
+            .read(|c| super::query_one(c, &text::UNDEALT_COUNT, &[], |r| r.u64(0, "purchases")))
+    }
+
+    fn undealt_rounds(&self, limit: u32) -> StoreResult<Vec<u64>> {
+        self.backend.read(|c| {
+            super::query(c, &text::UNDEALT_ROUNDS, &[limit.into()], |r| {
+                r.u64(0, "beacon round")
+            })
+        })
+    }
+
+    fn deal(
+        &self,
+        randomness: &deal::Randomness,
+        trees: &mut deal::Trees,
+        limit: u32,
+    ) -> StoreResult<Vec<deal::Dealt>> {
+        let dealt = self
+            .backend
+            .transaction(|c| deal::deal_waiting(c, trees, randomness, limit));
+        if dealt.is_err() {
+            // The trees took positions the rollback gave back.
+            trees.clear();
+        }
+        dealt
     }
 
     fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>> {

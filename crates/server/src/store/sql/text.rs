@@ -26,6 +26,18 @@ macro_rules! sale_select {
     };
 }
 
+/// A purchase with its block's ticket count, in the column order of
+/// `decode::purchase`. The count is a subquery, not a join, so that
+/// `FOR UPDATE` locks the purchase alone.
+macro_rules! purchase_select {
+    () => {
+        "SELECT p.purchase_id, p.player_id, p.idempotency_key, p.block, \
+         (SELECT b.tickets FROM blocks b WHERE b.id = p.block), p.stake_cents, p.bought_at_ms, \
+         p.client_nonce, p.round, p.balance_before, p.balance_after, p.log_index, p.sale_id \
+         FROM purchases p "
+    };
+}
+
 /// A round's columns, in the order of `decode::round`.
 macro_rules! round_columns {
     () => {
@@ -37,8 +49,9 @@ macro_rules! round_columns {
 texts! {
     // Blocks and tickets.
     BLOCK_IDS = "SELECT id FROM blocks WHERE status <> 'generating' ORDER BY id";
-    BLOCK = "SELECT status, sold, commitment, params, money, seeding, log_index FROM blocks \
-             WHERE id = $1 AND status <> 'generating'";
+    BLOCK = "SELECT status, sold, commitment, params, money, seeding, log_index, \
+             (SELECT COUNT(*) FROM purchases p WHERE p.block = blocks.id AND p.sale_id IS NULL) \
+             FROM blocks WHERE id = $1 AND status <> 'generating'";
     BLOCK_PRIZES = "SELECT prize_cents, remaining FROM block_prizes WHERE block = $1 \
                     ORDER BY prize_cents DESC";
     MAX_BLOCK_ID = "SELECT MAX(id) FROM blocks";
@@ -78,12 +91,18 @@ texts! {
     UNLOGGED_BLOCKS = "SELECT commitment FROM blocks \
                        WHERE log_index IS NULL AND status <> 'generating' ORDER BY id";
     UNLOGGED_SALES = concat!(sale_select!(), "WHERE s.log_index IS NULL ORDER BY s.sale_id LIMIT $1");
+    UNLOGGED_PURCHASES = concat!(
+        purchase_select!(),
+        "WHERE p.log_index IS NULL ORDER BY p.purchase_id LIMIT $1"
+    );
     /// Only from the size this pass started at: a second sequencer that
     /// raced it writes nothing (PostgreSQL re-reads the locked row).
     LOG_ADVANCE = "UPDATE log_tree SET size = $1 WHERE id = 1 AND size = $2";
     INSERT_LOG_RECORD = "INSERT INTO log_records (idx, leaf) VALUES ($1, $2)";
     SET_BLOCK_LOG_INDEX = "UPDATE blocks SET log_index = $1 WHERE id = $2 AND log_index IS NULL";
     SET_SALE_LOG_INDEX = "UPDATE sales SET log_index = $1 WHERE sale_id = $2 AND log_index IS NULL";
+    SET_PURCHASE_LOG_INDEX = "UPDATE purchases SET log_index = $1 WHERE purchase_id = $2 \
+                              AND log_index IS NULL";
     INSERT_LOG_HASH = "INSERT INTO log_hashes (idx, hash) VALUES ($1, $2)";
     LOG_HASH = "SELECT hash FROM log_hashes WHERE idx = $1";
     LOG_LEAVES = "SELECT leaf FROM log_records WHERE idx >= $1 AND idx < $2 ORDER BY idx";
@@ -164,6 +183,27 @@ texts! {
     SET_REVEALED = "UPDATE sales SET revealed = CASE WHEN $1 <= revealed THEN revealed \
                     WHEN $1 >= grid_count THEN grid_count ELSE $1 END \
                     WHERE sale_id = $2 AND player_id = $3 RETURNING revealed";
+    // Purchases, dealt by the beacon (`store::deal`).
+    PURCHASE_BY_KEY = concat!(
+        purchase_select!(),
+        "WHERE p.player_id = $1 AND p.idempotency_key = $2"
+    );
+    PURCHASE = concat!(purchase_select!(), "WHERE p.purchase_id = $1");
+    INSERT_PURCHASE = "INSERT INTO purchases (player_id, idempotency_key, stake_cents, block, \
+                       bought_at_ms, client_nonce, round, balance_before, balance_after) \
+                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING purchase_id";
+    UNDEALT_FOR_UPDATE = concat!(
+        purchase_select!(),
+        "WHERE p.sale_id IS NULL AND p.log_index IS NOT NULL ORDER BY p.log_index LIMIT $1 \
+         FOR UPDATE"
+    );
+    UNDEALT_COUNT = "SELECT COUNT(*) FROM purchases WHERE sale_id IS NULL";
+    UNDEALT_ROUNDS = "SELECT DISTINCT round FROM purchases \
+                      WHERE sale_id IS NULL AND log_index IS NOT NULL ORDER BY round LIMIT $1";
+    SOLD_POSITIONS = "SELECT position FROM sales WHERE block = $1";
+    SOLD_COUNT = "SELECT COUNT(*) FROM sales WHERE block = $1";
+    SET_PURCHASE_DEALT = "UPDATE purchases SET sale_id = $1 WHERE purchase_id = $2 \
+                          AND sale_id IS NULL";
     /// Sums of BIGINT are NUMERIC in PostgreSQL: cast back, exactly.
     BALANCES = "SELECT CAST(COALESCE(SUM(balance_cents), 0) AS BIGINT) FROM players";
     SALE_TOTALS = "SELECT CAST(COALESCE(SUM(stake_cents), 0) AS BIGINT), \
@@ -198,14 +238,18 @@ texts! {
                      SELECT stake_cents, prize_cents FROM sales \
                      WHERE player_id = $1 AND sold_at_ms > $2 \
                      UNION ALL SELECT stake_cents, 0 FROM wallet_rounds \
-                     WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2\
+                     WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2 \
+                     UNION ALL SELECT stake_cents, 0 FROM purchases \
+                     WHERE player_id = $1 AND sale_id IS NULL AND bought_at_ms > $2\
                      ) AS window_stakes";
     WINDOW_SALES = "SELECT at_ms, stake_cents, prize_cents FROM ( \
                     SELECT sold_at_ms AS at_ms, stake_cents, prize_cents FROM sales \
                     WHERE player_id = $1 AND sold_at_ms > $2 \
                     UNION ALL SELECT reserved_at_ms, stake_cents, CAST(0 AS BIGINT) \
                     FROM wallet_rounds \
-                    WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2\
+                    WHERE player_id = $1 AND state = 'reserved' AND reserved_at_ms > $2 \
+                    UNION ALL SELECT bought_at_ms, stake_cents, CAST(0 AS BIGINT) FROM purchases \
+                    WHERE player_id = $1 AND sale_id IS NULL AND bought_at_ms > $2\
                     ) AS window_stakes ORDER BY at_ms";
     INSERT_AUDIT = "INSERT INTO protection_audit (player_id, at_ms, actor, change_kind, \
                     old_value, new_value, effective_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)";

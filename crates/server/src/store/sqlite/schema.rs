@@ -15,6 +15,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0006_seamless_wallet.sql"),
     include_str!("../../../migrations/sqlite/0007_wallet_outbox_given_up.sql"),
     include_str!("../../../migrations/sqlite/0008_public_log.sql"),
+    include_str!("../../../migrations/sqlite/0009_purchases.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {

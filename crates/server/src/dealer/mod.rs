@@ -1,0 +1,187 @@
+//! Fair dealing on the server (docs/PROTOCOL.md §10). With `--beacon`, the
+//! sale desk records purchases that name the first beacon round published
+//! at least `--deal-lead-ms` after them; the sequencer logs them; the
+//! dealer, every `--deal-poll-ms`, fetches the rounds that logged
+//! purchases wait for once they are out, verifies them against the pinned
+//! key, and deals (`store::deal`) in one transaction. Several servers on
+//! one database may deal at once: the purchases are locked, so each is
+//! dealt once, in its block's order.
+//!
+//! A sale request waits for its deal up to `--deal-wait-ms`, then answers
+//! `DEAL_PENDING`; the same key answers the sale once dealt. A beacon that
+//! is down only delays deals: no purchase is ever dealt from another round.
+
+mod beacon_client;
+
+pub use beacon_client::{BeaconClient, BeaconClientError};
+
+use crate::clock::Clock;
+use crate::config::DealingConfig;
+use crate::error::ApiError;
+use crate::store::deal::{Randomness, Trees};
+use crate::store::{PurchaseRecord, SaleRecord, Store};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Purchases dealt in one transaction at most.
+const DEAL_BATCH: u32 = 4_096;
+/// Rounds looked up per pass at most.
+const ROUNDS_PER_PASS: u32 = 64;
+
+pub struct Dealer {
+    beacon: BeaconClient,
+    lead_ms: u64,
+    wait: Duration,
+    poll: Duration,
+    /// Counts the purchases this server dealt: waiting requests look again.
+    dealt: watch::Sender<u64>,
+}
+
+impl Dealer {
+    /// Connects to the beacon and checks its key against the pinned one.
+    pub async fn connect(config: &DealingConfig) -> Result<Dealer, BeaconClientError> {
+        let beacon = BeaconClient::connect(
+            &config.beacon_url,
+            &config.beacon_key,
+            config.beacon_timeout,
+        )
+        .await?;
+        Ok(Dealer {
+            beacon,
+            lead_ms: u64::try_from(config.lead.as_millis()).unwrap_or(u64::MAX),
+            wait: config.wait,
+            poll: config.poll,
+            dealt: watch::channel(0).0,
+        })
+    }
+
+    /// The round that deals a purchase made at `now_ms`: the first one
+    /// published at least the lead after it.
+    pub fn round_for(&self, now_ms: u64) -> u64 {
+        let at = now_ms.saturating_add(self.lead_ms);
+        let schedule = self.beacon.schedule();
+        let round = schedule.round_at(at);
+        if round >= 1 && schedule.time_of(round) >= at {
+            round
+        } else {
+            round + 1
+        }
+    }
+
+    /// Deals whatever can be dealt, every `--deal-poll-ms`, for good.
+    pub async fn run(self: Arc<Self>, store: Arc<dyn Store>, clock: Arc<dyn Clock>) {
+        let mut every = tokio::time::interval(self.poll);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut trees = Trees::new();
+        let mut beacon_down = false;
+        loop {
+            every.tick().await;
+            let pass = self.pass(&store, &*clock, trees, &mut beacon_down).await;
+            trees = pass.0;
+            match pass.1 {
+                Ok(0) => {}
+                Ok(dealt) => {
+                    tracing::debug!(dealt, "purchases dealt");
+                    self.dealt.send_modify(|n| *n += dealt as u64);
+                }
+                Err(e) => tracing::error!(error = %e, "the dealer failed; retrying"),
+            }
+        }
+    }
+
+    async fn pass(
+        &self,
+        store: &Arc<dyn Store>,
+        clock: &dyn Clock,
+        trees: Trees,
+        beacon_down: &mut bool,
+    ) -> (Trees, Result<usize, String>) {
+        let rounds = {
+            let store = Arc::clone(store);
+            tokio::task::spawn_blocking(move || store.undealt_rounds(ROUNDS_PER_PASS)).await
+        };
+        let rounds = match rounds {
+            Ok(Ok(rounds)) => rounds,
+            Ok(Err(e)) => return (trees, Err(e.to_string())),
+            Err(e) => return (trees, Err(e.to_string())),
+        };
+        let now_ms = clock.now_ms();
+        let schedule = self.beacon.schedule();
+        let mut randomness = Randomness::new();
+        for round in rounds {
+            if schedule.time_of(round) > now_ms {
+                break;
+            }
+            match self.beacon.randomness(round).await {
+                Ok(Some(value)) => {
+                    randomness.insert(round, value);
+                }
+                // Due by the clock but not served yet: the next pass.
+                Ok(None) => break,
+                Err(e) => {
+                    if !std::mem::replace(beacon_down, true) {
+                        tracing::error!(error = %e, round, "the beacon fails: purchases wait for it");
+                    }
+                    break;
+                }
+            }
+        }
+        if randomness.is_empty() {
+            return (trees, Ok(0));
+        }
+        if std::mem::replace(beacon_down, false) {
+            tracing::info!("the beacon answers again: dealing");
+        }
+        let store = Arc::clone(store);
+        let dealt = tokio::task::spawn_blocking(move || {
+            let mut trees = trees;
+            let dealt = store.deal(&randomness, &mut trees, DEAL_BATCH);
+            (trees, dealt)
+        })
+        .await;
+        match dealt {
+            Ok((trees, Ok(dealt))) => {
+                crate::metrics::dealt(&dealt);
+                (trees, Ok(dealt.len()))
+            }
+            Ok((_, Err(e))) => (Trees::new(), Err(e.to_string())),
+            Err(e) => (Trees::new(), Err(e.to_string())),
+        }
+    }
+
+    /// The sale of `purchase` once dealt, waiting up to `--deal-wait-ms`;
+    /// `DEAL_PENDING` after that (the purchase stands and is dealt later).
+    pub async fn dealt_sale(
+        &self,
+        store: &Arc<dyn Store>,
+        purchase: &PurchaseRecord,
+    ) -> Result<SaleRecord, ApiError> {
+        let deadline = tokio::time::Instant::now() + self.wait;
+        let mut dealt = self.dealt.subscribe();
+        loop {
+            let found = {
+                let store = Arc::clone(store);
+                let (purchase_id, player) = (purchase.purchase_id, purchase.player_id.clone());
+                tokio::task::spawn_blocking(move || {
+                    match store.purchase(purchase_id)?.and_then(|p| p.sale_id) {
+                        Some(sale_id) => store.sale(&player, sale_id),
+                        None => Ok(None),
+                    }
+                })
+                .await??
+            };
+            if let Some(sale) = found {
+                return Ok(sale);
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Err(ApiError::DealPending);
+            }
+            // Another server may deal it: look again at least every two
+            // polls even if this one deals nothing.
+            let _ =
+                tokio::time::timeout((deadline - now).min(self.poll * 2), dealt.changed()).await;
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The deal rules, for every backend (docs/PROTOCOL.md §10): the logged
+//! purchases not dealt yet are dealt in the order of their log records,
+//! each from its own round's randomness, by the engine's rule
+//! (`deal_one`): its rank among its block's unsold positions comes from
+//! the round's value and the purchase's record hash. The deal credits the
+//! prize, records the sale (its balances are the sale's own effect: before
+//! the stake, after stake and prize) and marks the purchase dealt, all in
+//! the caller's one transaction.
+//!
+//! A purchase whose round is not out yet holds back every later purchase
+//! of its block: a block's deals never change order.
+
+use super::tx::{NewSale, PurchaseTx};
+use super::{corrupt, PurchaseRecord, StoreResult};
+use eldorado_engine::deal::{deal_one, UnsoldTree};
+use std::collections::{HashMap, HashSet};
+
+/// Each round's randomness, verified against the pinned beacon key.
+pub type Randomness = HashMap<u64, [u8; 32]>;
+
+/// The dealer's unsold tree of each block it dealt from, kept between
+/// passes; checked against the store's count of sales before each use.
+pub type Trees = HashMap<u64, UnsoldTree>;
+
+/// One purchase dealt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dealt {
+    pub purchase_id: u64,
+    pub sale_id: u64,
+    pub position: u32,
+    pub prize_cents: u64,
+}
+
+/// Deals what it can of the first `limit` logged purchases waiting. On an
+/// error the caller rolls back, and must forget `trees` (they moved).
+pub fn deal_waiting<T: PurchaseTx + ?Sized>(
+    tx: &mut T,
+    trees: &mut Trees,
+    randomness: &Randomness,
+    limit: u32,
+) -> StoreResult<Vec<Dealt>> {
+    let mut held = HashSet::new();
+    let mut checked = HashSet::new();
+    let mut dealt = Vec::new();
+    for purchase in tx.undealt_for_update(limit)? {
+        if held.contains(&purchase.block) {
+            continue;
+        }
+        let Some(value) = randomness.get(&purchase.round) else {
+            held.insert(purchase.block);
+            continue;
+        };
+        if checked.insert(purchase.block) {
+            current_tree(tx, trees, purchase.block, purchase.block_tickets)?;
+        }
+        dealt.push(deal(tx, trees, &purchase, value)?);
+    }
+    Ok(dealt)
+}
+
+fn deal<T: PurchaseTx + ?Sized>(
+    tx: &mut T,
+    trees: &mut Trees,
+    purchase: &PurchaseRecord,
+    value: &[u8; 32],
+) -> StoreResult<Dealt> {
+    let index = purchase
+        .log_index
+        .ok_or_else(|| corrupt("a purchase dealt before it is logged"))?;
+    let record = tx.record_hash(index)?;
+    let tree = trees
+        .get_mut(&purchase.block)
+        .ok_or_else(|| corrupt("a block dealt without its tree"))?;
+    let (proof, _) = deal_one(tree, value, &record)
+        .map_err(|e| corrupt(format!("dealing purchase {}: {e}", purchase.purchase_id)))?;
+    let position = proof.position;
+    let ticket = tx
+        .ticket(purchase.block, position, purchase.stake_cents)?
+        .ok_or_else(|| corrupt(format!("block {} has no ticket {position}", purchase.block)))?;
+    let prize = ticket.prize_cents;
+    let (_, balance) = tx
+        .player_for_update(&purchase.player_id)?
+        .ok_or_else(|| corrupt("a purchase of a missing player"))?;
+    tx.set_balance(&purchase.player_id, storable(balance.checked_add(prize))?)?;
+    if prize > 0 {
+        tx.take_prize(purchase.block, prize)?;
+    }
+    let sale_id = tx.insert_sale(&NewSale {
+        player_id: &purchase.player_id,
+        idempotency_key: &purchase.idempotency_key,
+        stake_cents: purchase.stake_cents,
+        block: purchase.block,
+        position,
+        prize_cents: prize,
+        grid_count: 1 + ticket.extras,
+        sold_at_ms: purchase.bought_at_ms,
+        client_nonce: purchase.client_nonce,
+        balance_before_cents: purchase.balance_before_cents,
+        balance_after_cents: storable(purchase.balance_after_cents.checked_add(prize))?,
+    })?;
+    tx.set_purchase_dealt(purchase.purchase_id, sale_id)?;
+    Ok(Dealt {
+        purchase_id: purchase.purchase_id,
+        sale_id,
+        position,
+        prize_cents: prize,
+    })
+}
+
+/// Every balance fits a signed 64-bit column.
+fn storable(balance: Option<u64>) -> StoreResult<u64> {
+    balance
+        .filter(|b| i64::try_from(*b).is_ok())
+        .ok_or_else(|| corrupt("balance overflow"))
+}
+
+/// The kept tree of `block` if it has as many sales as the store, else
+/// one rebuilt from the store's sold positions (a restart, another
+/// server's deals, or a pass rolled back).
+fn current_tree<T: PurchaseTx + ?Sized>(
+    tx: &mut T,
+    trees: &mut Trees,
+    block: u64,
+    tickets: u32,
+) -> StoreResult<()> {
+    let sold = tx.sold_count(block)?;
+    let current = trees
+        .get(&block)
+        .is_some_and(|tree| tree.leaves() == tickets && tree.leaves() - tree.unsold() == sold);
+    if !current {
+        let positions = tx.sold_positions(block)?;
+        let tree = UnsoldTree::with_sold(tickets, positions)
+            .map_err(|e| corrupt(format!("block {block}'s sold positions: {e}")))?;
+        trees.insert(block, tree);
+    }
+    Ok(())
+}
