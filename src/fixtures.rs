@@ -176,6 +176,7 @@ pub fn config(public_key_hex: &str) -> Config {
             witnesses: Vec::new(),
             quorum: 0,
         },
+        dealing: None,
     }
 }
 

@@ -29,3 +29,19 @@ pub struct BeaconRound {
     /// The compressed G1 signature, 48 bytes in lowercase hex.
     pub signature: String,
 }
+
+/// `GET /api/config` `.dealing`: the beacon a server deals every sale
+/// from (`eldorado serve --beacon`), for the page and the auditor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Dealing {
+    /// The beacon's base URL as the server reaches it.
+    pub beacon_url: String,
+    /// The beacon's public key the operator pinned (96 bytes in hex).
+    pub public_key: String,
+    pub genesis_time_ms: u64,
+    pub period_ms: u64,
+    /// A purchase is dealt by the first round published at least this many
+    /// milliseconds after it.
+    pub lead_ms: u64,
+}

@@ -26,6 +26,10 @@ pub struct Config {
     pub portal_origins: Vec<String>,
     /// The public log's origin, key and witnesses.
     pub log: crate::log::LogConfig,
+    /// The beacon every sale is dealt from (docs/PROTOCOL.md §10); absent
+    /// when sales take their block's next ticket.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dealing: Option<crate::beacon::Dealing>,
 }
 
 impl Config {

@@ -8,6 +8,7 @@
 mod audit;
 mod blocks;
 pub mod client;
+mod deals;
 mod ledger;
 mod records;
 #[cfg(test)]
@@ -16,8 +17,10 @@ mod tests;
 use audit::{check_log, LogAudit};
 use clap::{Args, Subcommand};
 use client::{parse_json, LogClient};
+use deals::DealCounts;
 use eldorado_api::{BlockInfo, ConsistencyProof, LogLeaves};
 use eldorado_engine::commit::verifying_key;
+use eldorado_engine::deal::{BeaconKey, BEACON_KEY_LEN};
 use eldorado_engine::transparency::{
     open_checkpoint, verify_consistency, CheckedCheckpoint, LogKey, WitnessKey,
 };
@@ -49,6 +52,14 @@ pub struct AuditArgs {
     /// the log must still extend it.
     #[arg(long, value_name = "CHECKPOINT_FILE")]
     previous: Option<PathBuf>,
+    /// The randomness beacon the sales are dealt from (its base URL);
+    /// default: the one the server announces.
+    #[arg(long, value_name = "URL")]
+    beacon: Option<String>,
+    /// The beacon's public key (96 bytes in hex), from a source you trust;
+    /// default: the one the server announces.
+    #[arg(long, value_name = "HEX")]
+    beacon_key: Option<String>,
 }
 
 pub fn run(command: LogCommand) -> Result<ExitCode, String> {
@@ -67,6 +78,8 @@ struct Announced {
     log_key: LogKey,
     witnesses: Vec<WitnessKey>,
     quorum: usize,
+    /// The beacon's URL and key, when known.
+    beacon: Option<(String, BeaconKey)>,
 }
 
 fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
@@ -74,7 +87,7 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
     let started = Instant::now();
     let client = LogClient::new(&args.url)?;
     let mut findings = Vec::new();
-    let announced = announced(&client, args.operator_key.as_deref(), &mut findings)?;
+    let announced = announced(&client, args, &mut findings)?;
     let previous = args
         .previous
         .as_ref()
@@ -118,6 +131,22 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
             )?);
         }
     }
+    let deal_counts = match (&announced.beacon, ledger.purchases) {
+        (_, 0) => DealCounts::default(),
+        (Some((url, key)), _) => {
+            tracing::info!(beacon = %url, "re-dealing the purchases from the beacon's rounds");
+            let rounds = deals::fetch_rounds(&LogClient::new(url)?, key, audit.records())?;
+            let (counts, deal_findings) = deals::check_deals(audit.records(), &rounds);
+            findings.extend(deal_findings);
+            counts
+        }
+        (None, purchases) => {
+            findings.push(format!(
+                "the log has {purchases} purchases, but no beacon to re-deal them: give --beacon and --beacon-key"
+            ));
+            DealCounts::default()
+        }
+    };
     findings.extend(check_cosigned(&client, &announced, &audit, &checkpoint)?);
     if let Some(previous) = &previous {
         findings.extend(check_previous(&client, previous, &audit, &checkpoint)?);
@@ -126,7 +155,14 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
     for finding in &findings {
         println!("FINDING: {finding}");
     }
-    print_summary(&announced, &checkpoint, &ledger, findings.len(), started);
+    print_summary(
+        &announced,
+        &checkpoint,
+        &ledger,
+        &deal_counts,
+        findings.len(),
+        started,
+    );
     Ok(if findings.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -136,10 +172,12 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
 
 fn announced(
     client: &LogClient,
-    operator_flag: Option<&str>,
+    args: &AuditArgs,
     findings: &mut Vec<String>,
 ) -> Result<Announced, String> {
+    let operator_flag = args.operator_key.as_deref();
     let config: eldorado_api::Config = client.get_json("/api/config")?;
+    let beacon = announced_beacon(config.dealing.as_ref(), args, findings)?;
     let (operator_hex, what) = match operator_flag {
         Some(flag) => (flag, "--operator-key"),
         None => (config.public_key.as_str(), "the announced public_key"),
@@ -174,7 +212,40 @@ fn announced(
         log_key,
         witnesses,
         quorum,
+        beacon,
     })
+}
+
+/// The beacon to re-deal from: the flags', else the announced one's; a
+/// pinned key the server does not announce is a finding.
+fn announced_beacon(
+    dealing: Option<&eldorado_api::beacon::Dealing>,
+    args: &AuditArgs,
+    findings: &mut Vec<String>,
+) -> Result<Option<(String, BeaconKey)>, String> {
+    let announced_key = dealing.map(|d| d.public_key.trim());
+    if let (Some(pinned), Some(announced)) = (&args.beacon_key, announced_key) {
+        if !pinned.trim().eq_ignore_ascii_case(announced) {
+            findings.push(format!(
+                "the server announces the beacon key {announced}, not {}",
+                pinned.trim()
+            ));
+        }
+    }
+    let url = args
+        .beacon
+        .clone()
+        .or_else(|| dealing.map(|d| d.beacon_url.clone()));
+    let key = args.beacon_key.as_deref().map(str::trim).or(announced_key);
+    let (Some(url), Some(key)) = (url, key) else {
+        return Ok(None);
+    };
+    let bytes: [u8; BEACON_KEY_LEN] = hex::decode(key)
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| format!("the beacon key {key:?} is not 96 bytes of hex"))?;
+    let key = BeaconKey::from_bytes(&bytes).map_err(|e| format!("the beacon key: {e}"))?;
+    Ok(Some((url, key)))
 }
 
 fn read_previous(path: &PathBuf, log_key: &LogKey) -> Result<CheckedCheckpoint, String> {
@@ -346,11 +417,12 @@ fn print_summary(
     announced: &Announced,
     checkpoint: &CheckedCheckpoint,
     ledger: &Ledger,
+    deals: &DealCounts,
     findings: usize,
     started: Instant,
 ) {
     println!(
-        "log {} at size {} root {}: records {}, commitments {}, sales {}, blocks {}, refilled {}, findings {}, seconds {:.1}",
+        "log {} at size {} root {}: records {}, commitments {}, sales {}, blocks {}, refilled {}, findings {}, seconds {:.1}, purchases {}, dealt by the rule {}, waiting {}",
         announced.log_key.origin(),
         checkpoint.size,
         checkpoint.root,
@@ -360,6 +432,9 @@ fn print_summary(
         ledger.blocks.len(),
         ledger.refilled,
         findings,
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        deals.purchases,
+        deals.by_rule,
+        deals.waiting
     );
 }

@@ -82,10 +82,13 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let sweeper = tokio::spawn(sweep_sessions(state.clone()));
     let sequencer = tokio::spawn(sequence_log(state.clone()));
-    let dealer = state
-        .dealer
-        .clone()
-        .map(|dealer| tokio::spawn(dealer.run(state.store.clone(), state.clock.clone())));
+    let dealer = state.dealer.clone().map(|dealer| {
+        tokio::spawn(dealer.run(
+            state.store.clone(),
+            state.clock.clone(),
+            state.log_kick.clone(),
+        ))
+    });
     let outbox = state
         .wallet
         .clone()

@@ -43,6 +43,11 @@ impl LogAudit {
         self.tree.size()
     }
 
+    /// Every record read, in log order.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
     pub fn ledger(&self) -> (Ledger, Vec<String>) {
         check_records(&self.records)
     }

@@ -30,6 +30,9 @@ pub struct BlockLedger {
     pub refilled: u64,
     /// Sales of a position inside the block, a position sold twice included.
     pub sales_in_range: u64,
+    /// The block has purchases: its sales are dealt by the beacon, in no
+    /// order of positions (`deals` checks them).
+    pub dealt_by_beacon: bool,
 }
 
 impl BlockLedger {
@@ -84,6 +87,7 @@ pub fn check_records(records: &[Record]) -> (Ledger, Vec<String>) {
             Ok(LogEntry::Purchase { purchase, .. }) => {
                 ledger.purchases += 1;
                 let block = ledger.blocks.entry(purchase.block).or_default();
+                block.dealt_by_beacon = true;
                 if block.commitment.is_none() {
                     findings.push(format!(
                         "record {index}: purchase {} logged before block {}'s commitment",
@@ -146,6 +150,9 @@ fn record_sale(block: &mut BlockLedger, index: u64, sale: &LoggedSale) -> Option
         },
     );
     let position = u64::from(sale.position);
+    if block.dealt_by_beacon {
+        return None;
+    }
     if position < block.next_position {
         block.refilled += 1;
     } else {

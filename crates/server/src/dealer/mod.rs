@@ -31,6 +31,7 @@ const ROUNDS_PER_PASS: u32 = 64;
 
 pub struct Dealer {
     beacon: BeaconClient,
+    announcement: eldorado_api::beacon::Dealing,
     lead_ms: u64,
     wait: Duration,
     poll: Duration,
@@ -47,13 +48,27 @@ impl Dealer {
             config.beacon_timeout,
         )
         .await?;
+        let lead_ms = u64::try_from(config.lead.as_millis()).unwrap_or(u64::MAX);
+        let schedule = beacon.schedule();
         Ok(Dealer {
+            announcement: eldorado_api::beacon::Dealing {
+                beacon_url: config.beacon_url.clone(),
+                public_key: hex::encode(config.beacon_key),
+                genesis_time_ms: schedule.genesis_ms,
+                period_ms: schedule.period_ms,
+                lead_ms,
+            },
             beacon,
-            lead_ms: u64::try_from(config.lead.as_millis()).unwrap_or(u64::MAX),
+            lead_ms,
             wait: config.wait,
             poll: config.poll,
             dealt: watch::channel(0).0,
         })
+    }
+
+    /// What `/api/config` says of the beacon.
+    pub fn announcement(&self) -> &eldorado_api::beacon::Dealing {
+        &self.announcement
     }
 
     /// The round that deals a purchase made at `now_ms`: the first one
@@ -70,7 +85,12 @@ impl Dealer {
     }
 
     /// Deals whatever can be dealt, every `--deal-poll-ms`, for good.
-    pub async fn run(self: Arc<Self>, store: Arc<dyn Store>, clock: Arc<dyn Clock>) {
+    pub async fn run(
+        self: Arc<Self>,
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        log_kick: Arc<tokio::sync::Notify>,
+    ) {
         let mut every = tokio::time::interval(self.poll);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut trees = Trees::new();
@@ -84,6 +104,8 @@ impl Dealer {
                 Ok(dealt) => {
                     tracing::debug!(dealt, "purchases dealt");
                     self.dealt.send_modify(|n| *n += dealt as u64);
+                    // Their buyers wait for the sales' records next.
+                    log_kick.notify_one();
                 }
                 Err(e) => tracing::error!(error = %e, "the dealer failed; retrying"),
             }

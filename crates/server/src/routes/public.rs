@@ -51,6 +51,7 @@ pub async fn config(State(state): State<AppState>) -> Json<Config> {
         starting_balance_cents: state.config.starting_balance_cents,
         portal_origins: state.config.portal_origins(),
         log: state.log.config(),
+        dealing: state.dealer.as_ref().map(|d| d.announcement().clone()),
     })
 }
 

@@ -1,0 +1,113 @@
+//! The deals re-dealt (docs/PROTOCOL.md §10): every round the log's
+//! purchases name is fetched from the beacon and verified against its
+//! key, then the engine's `DealReplay` runs through the records in order.
+//! A sale off the rule, out of order, for another buyer, or from a round
+//! the beacon does not vouch for is a finding.
+
+use super::client::LogClient;
+use super::records::Record;
+use eldorado_api::beacon::BeaconRound;
+use eldorado_engine::deal::{BeaconKey, DealReplay, Dealt, BEACON_SIGNATURE_LEN};
+use eldorado_engine::transparency::{record_hash, LogEntry};
+use reqwest::StatusCode;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the replay found, besides its findings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DealCounts {
+    pub purchases: u64,
+    pub by_rule: u64,
+    /// Purchases whose round is not out yet (or whose deal is not logged).
+    pub waiting: u64,
+}
+
+/// Each round the purchases of `records` name, verified; a round the
+/// beacon does not serve yet is left out (its purchases wait).
+pub fn fetch_rounds(
+    beacon: &LogClient,
+    key: &BeaconKey,
+    records: &[Record],
+) -> Result<BTreeMap<u64, [u8; 32]>, String> {
+    let rounds: BTreeSet<u64> = records
+        .iter()
+        .filter_map(|r| match r {
+            Ok(LogEntry::Purchase { purchase, .. }) => Some(purchase.round),
+            _ => None,
+        })
+        .collect();
+    let mut values = BTreeMap::new();
+    for round in rounds {
+        let path = format!("/public/{round}");
+        let Some(text) = beacon.get_text_unless(&path, StatusCode::NOT_FOUND)? else {
+            continue;
+        };
+        let served: BeaconRound = super::client::parse_json(&path, &text)?;
+        let signature: [u8; BEACON_SIGNATURE_LEN] = hex::decode(&served.signature)
+            .ok()
+            .and_then(|bytes| bytes.try_into().ok())
+            .ok_or_else(|| format!("GET {path}: the signature is not 48 bytes of hex"))?;
+        // A round the key does not verify is no round: its purchases show
+        // as dealt from a round the beacon does not vouch for.
+        match key.verify(round, &signature) {
+            Ok(value) if served.round == round => {
+                values.insert(round, value);
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "GET {path}: the beacon served round {}",
+                    served.round
+                ))
+            }
+            Err(e) => tracing::warn!(round, error = %e, "the beacon's round does not verify"),
+        }
+    }
+    Ok(values)
+}
+
+/// Replays every deal of the log.
+pub fn check_deals(
+    records: &[Record],
+    rounds: &BTreeMap<u64, [u8; 32]>,
+) -> (DealCounts, Vec<String>) {
+    let mut replay = DealReplay::default();
+    let mut counts = DealCounts::default();
+    let mut findings = Vec::new();
+    for (index, record) in records.iter().enumerate() {
+        let Ok(entry) = record else { continue };
+        let outcome = match entry {
+            LogEntry::Commitment { commitment, .. } => replay
+                .commitment(commitment.block, commitment.tickets)
+                .map_err(|e| format!("record {index}: block {}: {e}", commitment.block)),
+            LogEntry::Purchase { purchase, .. } => {
+                counts.purchases += 1;
+                let leaf = match entry.to_leaf() {
+                    Ok(leaf) => leaf,
+                    Err(e) => {
+                        findings.push(format!("record {index}: {e}"));
+                        continue;
+                    }
+                };
+                replay.purchase(record_hash(&leaf), purchase).map_err(|e| {
+                    format!(
+                        "record {index}: purchase {} of block {}: {e}",
+                        purchase.purchase_id, purchase.block
+                    )
+                })
+            }
+            LogEntry::Sale { sale, .. } => match replay.sale(sale, |r| rounds.get(&r).copied()) {
+                Ok(Dealt::ByRule { .. }) => {
+                    counts.by_rule += 1;
+                    Ok(())
+                }
+                Ok(Dealt::InOrder) => Ok(()),
+                Err(e) => Err(format!(
+                    "record {index}: sale {} of block {} position {}: {e}",
+                    sale.sale_id, sale.block, sale.position
+                )),
+            },
+        };
+        findings.extend(outcome.err());
+    }
+    counts.waiting = replay.waiting().count() as u64;
+    (counts, findings)
+}

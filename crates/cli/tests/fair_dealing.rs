@@ -1,0 +1,305 @@
+//! Issue 22 end to end: the real `eldorado serve --beacon` with the real
+//! `eldorado beacon`. Every sale is bought, logged, then dealt by a later
+//! round; `eldorado log audit` re-deals every one and passes, and refuses
+//! the same log against another beacon. A beacon outage leaves a paid
+//! purchase waiting (DEAL_PENDING); a server killed meanwhile deals it
+//! after its restart, to the cent.
+
+use eldorado_api::SaleResponse;
+use reqwest::blocking::Client;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Bounds that only keep a broken server from hanging the test.
+const START_LIMIT: Duration = Duration::from_secs(240);
+
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _already_dead = self.0.kill();
+        let _reaped = self.0.wait();
+    }
+}
+
+fn free_port() -> SocketAddr {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+/// The beacon on `addr` with the key in `key_file` (created once): its
+/// process and its key, read from its first line.
+fn beacon(key_file: &Path, addr: SocketAddr) -> (Process, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(["beacon", "--key-file"])
+        .arg(key_file)
+        .args(["--period-ms", "200", "--listen", &addr.to_string()])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the beacon starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let key = lines.next().unwrap().unwrap();
+    let key = key.strip_prefix("beacon key: ").unwrap().to_owned();
+    let listening = lines.next().unwrap().unwrap();
+    assert!(listening.starts_with("beacon listening on"), "{listening}");
+    (Process(child), key)
+}
+
+fn serve_command(data: &Path, addr: SocketAddr) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_eldorado"));
+    command
+        .args(["serve", "--addr", &addr.to_string(), "--data"])
+        .arg(data)
+        .arg("--web")
+        .arg(data)
+        .args(["--demo", "--demo-seed", "3"])
+        .args(["--checkpoint-interval-ms", "100"])
+        .env("RUST_LOG", "warn");
+    command
+}
+
+fn serve(data: &Path, addr: SocketAddr, beacon: SocketAddr, key: &str) -> Process {
+    let child = serve_command(data, addr)
+        .args(["--beacon", &format!("http://{beacon}"), "--beacon-key", key])
+        .args(["--deal-lead-ms", "300", "--deal-wait-ms", "1500"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let server = Process(child);
+    let client = Client::new();
+    let started = Instant::now();
+    while !client
+        .get(format!("http://{addr}/api/health"))
+        .send()
+        .is_ok_and(|r| r.status().is_success())
+    {
+        assert!(
+            started.elapsed() < START_LIMIT,
+            "the server never got healthy"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    server
+}
+
+fn read<T: serde::de::DeserializeOwned>(response: reqwest::blocking::Response) -> T {
+    serde_json::from_slice(&response.bytes().unwrap()).expect("a JSON body")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn audit(url: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(["log", "audit", url])
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the auditor runs")
+}
+
+struct Player {
+    client: Client,
+    url: String,
+    token: String,
+}
+
+impl Player {
+    fn new(url: &str) -> Player {
+        let client = Client::new();
+        let body: Value = read(
+            client
+                .post(format!("{url}/api/demo/players"))
+                .send()
+                .unwrap(),
+        );
+        Player {
+            token: body["token"].as_str().unwrap().to_owned(),
+            client,
+            url: url.to_owned(),
+        }
+    }
+
+    fn buy(&self, key: &str) -> reqwest::blocking::Response {
+        self.client
+            .post(format!("{}/api/sales", self.url))
+            .bearer_auth(&self.token)
+            .header("content-type", "application/json")
+            .body(json!({"stake_cents": 50, "idempotency_key": key}).to_string())
+            .send()
+            .unwrap()
+    }
+
+    /// Waits until the sale is on the public record.
+    fn wait_logged(&self, sale_id: u64) {
+        let started = Instant::now();
+        loop {
+            let body: Value = read(
+                self.client
+                    .get(format!("{}/api/sales/{sale_id}", self.url))
+                    .bearer_auth(&self.token)
+                    .send()
+                    .unwrap(),
+            );
+            if body["log_index"].is_u64() {
+                return;
+            }
+            assert!(
+                started.elapsed() < START_LIMIT,
+                "sale {sale_id} never logged"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn balance(&self) -> u64 {
+        let body: Value = read(
+            self.client
+                .get(format!("{}/api/session", self.url))
+                .bearer_auth(&self.token)
+                .send()
+                .unwrap(),
+        );
+        body["balance_cents"].as_u64().unwrap()
+    }
+}
+
+fn sold(response: reqwest::blocking::Response) -> SaleResponse {
+    assert_eq!(response.status(), 200);
+    read(response)
+}
+
+#[test]
+fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (beacon_addr, addr) = (free_port(), free_port());
+    let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
+    let _server = serve(&dir.path().join("data"), addr, beacon_addr, &key);
+    let url = format!("http://{addr}");
+    let player = Player::new(&url);
+
+    let config: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/config"))
+            .send()
+            .unwrap(),
+    );
+    assert_eq!(config["dealing"]["public_key"], key.as_str());
+    assert_eq!(config["dealing"]["period_ms"], 200);
+
+    let start = player.balance();
+    let mut positions = std::collections::HashSet::new();
+    let mut prizes = 0;
+    let mut last_sale = 0;
+    for i in 0..12 {
+        let sale = sold(player.buy(&format!("fair-sale-{i:02}")));
+        last_sale = sale.sale.sale.sale_id;
+        assert!(positions.insert(sale.sale.sale.ticket.position));
+        assert_eq!(
+            sale.balance_after_cents + 50,
+            sale.balance_before_cents + sale.sale.sale.ticket.prize_cents,
+            "each sale's own effect: the stake out, its prize in"
+        );
+        prizes += sale.sale.sale.ticket.prize_cents;
+    }
+    assert_eq!(player.balance(), start - 12 * 50 + prizes);
+    // A replay answers the same sale, dealt once.
+    let again = sold(player.buy("fair-sale-00"));
+    assert_eq!(player.balance(), start - 12 * 50 + prizes);
+    assert!(positions.contains(&again.sale.sale.ticket.position));
+    player.wait_logged(last_sale);
+
+    let passed = audit(&url, &[]);
+    let report = text(&passed);
+    assert!(passed.status.success(), "{report}");
+    assert!(
+        report.contains("purchases 12, dealt by the rule 12, waiting 0"),
+        "{report}"
+    );
+
+    // The same log against another beacon: its rounds verify under its own
+    // key, but deal other positions.
+    let other_addr = free_port();
+    let (_other, other_key) = beacon(&dir.path().join("other.key"), other_addr);
+    let other_url = format!("http://{other_addr}");
+    let refused = audit(&url, &["--beacon", &other_url, "--beacon-key", &other_key]);
+    let report = text(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("the server announces the beacon key"),
+        "{report}"
+    );
+    assert!(report.contains("where the rule deals position"), "{report}");
+}
+
+#[test]
+fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let beacon_key = dir.path().join("beacon.key");
+    let (beacon_addr, addr) = (free_port(), free_port());
+    let url = format!("http://{addr}");
+    let (beacon_process, key) = beacon(&beacon_key, beacon_addr);
+    let server = serve(&data, addr, beacon_addr, &key);
+    let player = Player::new(&url);
+    let start = player.balance();
+    let first = sold(player.buy("before-outage"))
+        .sale
+        .sale
+        .ticket
+        .prize_cents;
+    let after_first = player.balance();
+    assert_eq!(after_first, start - 50 + first);
+
+    drop(beacon_process);
+    let pending = player.buy("during-outage");
+    assert_eq!(pending.status(), 503);
+    let body: Value = read(pending);
+    assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
+    assert_eq!(player.balance(), after_first - 50, "bought and paid");
+
+    // Killed with the purchase undealt: a server without the beacon may
+    // not take over its database.
+    drop(server);
+    let refused = serve_command(&data, addr).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused).contains("start with --beacon"),
+        "{}",
+        text(&refused)
+    );
+
+    let (_beacon, same_key) = beacon(&beacon_key, beacon_addr);
+    assert_eq!(same_key, key);
+    let _server = serve(&data, addr, beacon_addr, &key);
+    let dealt = sold(player.buy("during-outage"));
+    let second = dealt.sale.sale.ticket.prize_cents;
+    assert_eq!(
+        player.balance(),
+        start - 100 + first + second,
+        "two stakes out, two prizes in"
+    );
+    player.wait_logged(dealt.sale.sale.sale_id);
+    let passed = audit(&url, &[]);
+    assert!(passed.status.success(), "{}", text(&passed));
+    assert!(
+        text(&passed).contains("purchases 2, dealt by the rule 2, waiting 0"),
+        "{}",
+        text(&passed)
+    );
+}
