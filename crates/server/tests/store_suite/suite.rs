@@ -16,8 +16,10 @@ use eldorado_server::store::{
 };
 use std::time::Duration;
 
+mod deal;
 mod public_log;
 mod seamless;
+pub use deal::*;
 pub use public_log::*;
 pub use seamless::*;
 

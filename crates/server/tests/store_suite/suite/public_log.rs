@@ -15,7 +15,7 @@ fn key() -> SigningKey {
     signing_key_from_secret([9; 32])
 }
 
-fn pass(store: &dyn Store, max_sales: u32) -> Sequenced {
+pub(crate) fn pass(store: &dyn Store, max_sales: u32) -> Sequenced {
     sequence_once(store, &key(), ORIGIN, max_sales, START_MS).unwrap()
 }
 

@@ -1,0 +1,179 @@
+//! Fair dealing in the store: purchases are paid at once, logged, then
+//! dealt by the rule from their round, in their block's order, exactly
+//! once even with two dealers, and the log replays to the same deals.
+
+use super::public_log::pass;
+use super::*;
+use eldorado_engine::deal::{DealReplay, Dealt as Replayed};
+use eldorado_engine::transparency::{record_hash, LogEntry};
+use eldorado_server::store::deal::{Dealt, Randomness, Trees};
+use eldorado_server::store::PurchaseRecord;
+
+const TICKETS: &[&[&str]] = &[LOSE, WIN_2, LOSE, WIN_2, LOSE, LOSE, WIN_2, LOSE];
+
+fn bought(outcome: SaleOutcome) -> PurchaseRecord {
+    match outcome {
+        SaleOutcome::Bought(purchase) => purchase,
+        other => panic!("expected a purchase, got {other:?}"),
+    }
+}
+
+fn buy(store: &dyn Store, key: &str, now_ms: u64, round: u64) -> PurchaseRecord {
+    let mut outcomes = store
+        .buy_batch(&[request("ann", Stake::HALF_EURO, key)], now_ms, round)
+        .unwrap();
+    bought(outcomes.pop().unwrap())
+}
+
+fn value(round: u64) -> [u8; 32] {
+    let mut value = [0x5a; 32];
+    value[..8].copy_from_slice(&round.to_be_bytes());
+    value
+}
+
+fn deal(store: &dyn Store, rounds: &[u64], trees: &mut Trees) -> Vec<Dealt> {
+    let randomness: Randomness = rounds.iter().map(|&r| (r, value(r))).collect();
+    store.deal(&randomness, trees, 100).unwrap()
+}
+
+/// Every record of the log replayed by the engine, as the auditor does:
+/// the deals by the rule it saw.
+fn replay_log(store: &dyn Store) -> u64 {
+    let mut replay = DealReplay::default();
+    let mut by_rule = 0;
+    for leaf in store.log_leaves(0, 1_000).unwrap() {
+        match LogEntry::parse(&leaf).unwrap() {
+            LogEntry::Commitment { commitment, .. } => {
+                replay
+                    .commitment(commitment.block, commitment.tickets)
+                    .unwrap();
+            }
+            LogEntry::Purchase { purchase, .. } => {
+                replay.purchase(record_hash(&leaf), &purchase).unwrap();
+            }
+            LogEntry::Sale { sale, .. } => {
+                let dealt = replay.sale(&sale, |r| Some(value(r))).unwrap();
+                assert!(matches!(dealt, Replayed::ByRule { .. }));
+                by_rule += 1;
+            }
+        }
+    }
+    assert_eq!(replay.waiting().count(), 0);
+    by_rule
+}
+
+pub fn purchases_are_paid_logged_then_dealt_by_the_rule(backend: &impl Backend) {
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, TICKETS);
+    assert!(store.create_player("ann", PlayerKind::Demo, 1_000).unwrap());
+    let now = backend.clock().now_ms();
+    let purchases: Vec<PurchaseRecord> = (0..5)
+        .map(|i| buy(&*store, &format!("buy-{i}"), now, 7))
+        .collect();
+    assert_eq!(balance(&*store, "ann"), 1_000 - 5 * 50, "paid at once");
+    assert_eq!(store.undealt_purchases().unwrap(), 5);
+    let block = store.block(1).unwrap().unwrap();
+    assert_eq!((block.sold, block.undealt), (5, 5));
+    // A replay is the same purchase, not a second one.
+    assert_eq!(buy(&*store, "buy-0", now, 8), purchases[0]);
+    assert_eq!(balance(&*store, "ann"), 750);
+
+    let mut trees = Trees::new();
+    assert!(deal(&*store, &[7], &mut trees).is_empty(), "not logged yet");
+    pass(&*store, 100);
+    assert_eq!(store.undealt_rounds(10).unwrap(), vec![7]);
+    assert!(deal(&*store, &[6], &mut trees).is_empty(), "not its round");
+    let dealt = deal(&*store, &[7], &mut trees);
+    assert_eq!(
+        dealt.iter().map(|d| d.purchase_id).collect::<Vec<_>>(),
+        purchases.iter().map(|p| p.purchase_id).collect::<Vec<_>>()
+    );
+    assert_eq!(store.undealt_purchases().unwrap(), 0);
+    assert_eq!(store.block(1).unwrap().unwrap().undealt, 0);
+    let prizes: u64 = dealt.iter().map(|d| d.prize_cents).sum();
+    assert_eq!(balance(&*store, "ann"), 750 + prizes);
+    assert_conserved(store.totals().unwrap(), 1_000);
+    for (purchase, deal) in purchases.iter().zip(&dealt) {
+        let sale = store.sale("ann", deal.sale_id).unwrap().unwrap();
+        assert_eq!(sale.ticket.position, deal.position);
+        assert_eq!(sale.client_nonce, purchase.client_nonce);
+        assert_eq!(sale.balance_before_cents, purchase.balance_before_cents);
+        assert_eq!(
+            sale.balance_after_cents,
+            purchase.balance_after_cents + sale.ticket.prize_cents
+        );
+        assert_eq!(
+            store
+                .purchase(purchase.purchase_id)
+                .unwrap()
+                .unwrap()
+                .sale_id,
+            Some(deal.sale_id)
+        );
+    }
+    // Once dealt, the key answers the sale.
+    let replayed = store
+        .buy_batch(&[request("ann", Stake::HALF_EURO, "buy-3")], now, 9)
+        .unwrap();
+    assert!(matches!(&replayed[0], SaleOutcome::Replayed(s) if s.sale_id == dealt[3].sale_id));
+
+    pass(&*store, 100);
+    assert_eq!(replay_log(&*store), 5);
+}
+
+pub fn a_purchase_waiting_for_its_round_holds_back_its_block(backend: &impl Backend) {
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, TICKETS);
+    assert!(store.create_player("ann", PlayerKind::Demo, 1_000).unwrap());
+    let now = backend.clock().now_ms();
+    let first = buy(&*store, "early-1", now, 5);
+    let second = buy(&*store, "later-1", now, 4);
+    pass(&*store, 100);
+    let mut trees = Trees::new();
+    assert!(
+        deal(&*store, &[4], &mut trees).is_empty(),
+        "the block's first purchase waits for round 5"
+    );
+    let dealt = deal(&*store, &[4, 5], &mut trees);
+    assert_eq!(
+        dealt.iter().map(|d| d.purchase_id).collect::<Vec<_>>(),
+        vec![first.purchase_id, second.purchase_id]
+    );
+    pass(&*store, 100);
+    assert_eq!(replay_log(&*store), 2);
+}
+
+pub fn two_dealers_deal_each_purchase_once(backend: &impl Backend) {
+    let stores = [backend.open(), backend.open()];
+    insert(&*stores[0], 1, Stake::HALF_EURO, PLAY, TICKETS);
+    assert!(stores[0]
+        .create_player("ann", PlayerKind::Demo, 1_000)
+        .unwrap());
+    let now = backend.clock().now_ms();
+    for i in 0..8 {
+        buy(&*stores[0], &format!("both-{i}"), now, 3);
+    }
+    pass(&*stores[0], 100);
+    let dealt: Vec<Vec<Dealt>> = std::thread::scope(|scope| {
+        let dealers: Vec<_> = stores
+            .iter()
+            .map(|store| scope.spawn(move || deal(&**store, &[3], &mut Trees::new())))
+            .collect();
+        dealers.into_iter().map(|d| d.join().unwrap()).collect()
+    });
+    let mut purchases: Vec<u64> = dealt.iter().flatten().map(|d| d.purchase_id).collect();
+    purchases.sort_unstable();
+    purchases.dedup();
+    assert_eq!(
+        (purchases.len(), dealt.iter().map(Vec::len).sum::<usize>()),
+        (8, 8),
+        "each purchase dealt once"
+    );
+    let mut positions: Vec<u32> = dealt.iter().flatten().map(|d| d.position).collect();
+    positions.sort_unstable();
+    assert_eq!(positions, (0..8).collect::<Vec<_>>(), "the whole block");
+    assert_eq!(stores[1].undealt_purchases().unwrap(), 0);
+    assert_conserved(stores[1].totals().unwrap(), 1_000);
+    pass(&*stores[1], 100);
+    assert_eq!(replay_log(&*stores[1]), 8);
+}
