@@ -148,6 +148,7 @@ impl FixtureBlock {
             revealed: 0,
             complete: false,
             log_index: None,
+            deal: None,
         }
     }
 }

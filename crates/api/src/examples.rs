@@ -93,7 +93,17 @@ pub fn sale_response() -> Value {
         "balance_after_cents": 5100,
         "revealed": 0,
         "complete": false,
-        "log_index": 1_203_412
+        "log_index": 1_203_412,
+        "deal": {
+            "purchase": "454c444f5241444f2d4255592d5631000000000001595c000000000000000300061a801564656d6f2d34663263396131623765336435633630000001a235dcea0000112233445566778899aabbccddeeff00000000d61fac8300000000000013880000000000001324f7a2a52a87681c0445fa94ec5dd4a8f5f1f30cfa8b7dfd345bb889f1e8533f6bb0f92cd2db8be0196801e437199f63b18b05abd5e03c510f63ce018983e1400c",
+            "purchase_log_index": 1_203_398,
+            "round_signature": "8d61d9100567de44682506aea1a7a6fa6e5491cd27a0a0ed349ef6910ac5ac20ff7bc3e09d7c046566c9f7f3c6f3b10e",
+            "unsold_root": "15e899039d6390ae51bf013d0095bf80552967d7385d96fd013720f2332a5f1b",
+            "siblings": [
+                {"hash": "84f986159d621e9336ce203e2ab5ec56358d7eee9faf291c666f10384e2b740e", "count": 1},
+                {"hash": "980b42c8765072c51eb09007941f3391e118b72a9af8f4190ca2cb26b7d9b2de", "count": 1}
+            ]
+        }
     })
 }
 

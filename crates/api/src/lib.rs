@@ -43,6 +43,6 @@ pub use protection::{
     RealityCheckRequest, DEFAULT_REALITY_CHECK_MINUTES, REALITY_CHECK_MINUTES,
 };
 pub use report::{BlockPayout, DailyReport, DailyRow, RankPayout};
-pub use sale::{BuyRequest, RevealAck, RevealRequest, SaleResponse};
+pub use sale::{BuyRequest, DealEvidence, RevealAck, RevealRequest, SaleResponse, UnsoldNode};
 pub use session::{DemoPlayerRequest, OperatorSessionRequest, Session, SessionsEnded};
 pub use wallet::{Balance, TransferRequest};

@@ -1,6 +1,6 @@
 //! Buying a ticket and reporting how far its reveal went.
 
-use eldorado_engine::{ClientNonce, SignedCommitment, SignedSale};
+use eldorado_engine::{ClientNonce, Hash, SignedCommitment, SignedSale};
 use serde::{Deserialize, Serialize};
 
 /// A signed sale with the commitment of its block: all the page needs to
@@ -24,6 +24,71 @@ pub struct SaleResponse {
     /// the log).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_index: Option<u64>,
+    /// How the beacon dealt it, on a server that deals by a beacon.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deal: Option<DealEvidence>,
+}
+
+/// How a sale dealt by the beacon got its position (docs/PROTOCOL.md §10):
+/// with the beacon's key, everything its buyer needs to check the deal.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DealEvidence {
+    /// The purchase's record in the public log: its signed message, then
+    /// the operator's signature, in lowercase hex. It names the round.
+    pub purchase: String,
+    pub purchase_log_index: u64,
+    /// The round's BLS signature (48 bytes, hex); the round's randomness
+    /// is its SHA-256.
+    pub round_signature: String,
+    /// The unsold tree's root before the deal.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub unsold_root: Hash,
+    /// The dealt position's siblings, leaf level first.
+    pub siblings: Vec<UnsoldNode>,
+}
+
+impl DealEvidence {
+    /// The purchase's leaf, the round's signature and the proof of
+    /// `position` in a block of `tickets`, as the engine checks them
+    /// (`eldorado_engine::deal::verify_evidence`); `None` unless the hex
+    /// reads.
+    pub fn parts(
+        &self,
+        tickets: u32,
+        position: u32,
+    ) -> Option<(
+        Vec<u8>,
+        [u8; eldorado_engine::deal::BEACON_SIGNATURE_LEN],
+        eldorado_engine::deal::DealProof,
+    )> {
+        let leaf = hex::decode(&self.purchase).ok()?;
+        let signature = hex::decode(&self.round_signature).ok()?.try_into().ok()?;
+        let proof = eldorado_engine::deal::DealProof {
+            leaves: tickets,
+            before: self.unsold_root,
+            position,
+            siblings: self
+                .siblings
+                .iter()
+                .map(|n| eldorado_engine::deal::Node {
+                    hash: n.hash,
+                    count: n.count,
+                })
+                .collect(),
+        };
+        Some((leaf, signature, proof))
+    }
+}
+
+/// One node of the unsold tree: its hash and how many unsold positions
+/// lie under it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct UnsoldNode {
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub hash: Hash,
+    pub count: u32,
 }
 
 impl SaleResponse {

@@ -6,6 +6,8 @@
 //! after its restart, to the cent.
 
 use eldorado_api::SaleResponse;
+use eldorado_engine::deal::{verify_evidence, BeaconKey, EvidenceError};
+use eldorado_engine::{Hash, PublicKeyBytes};
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -178,6 +180,23 @@ impl Player {
     }
 }
 
+/// The buyer's check of its sale's deal: `Err` when any part is off.
+fn check_deal(sale: &SaleResponse, operator: &str, beacon: &str) -> Result<u64, EvidenceError> {
+    let operator =
+        eldorado_engine::commit::verifying_key(&PublicKeyBytes::from_hex(operator).unwrap())
+            .unwrap();
+    let beacon = BeaconKey::from_bytes(&hex::decode(beacon).unwrap().try_into().unwrap()).unwrap();
+    let signed = &sale.sale.sale;
+    let evidence = sale
+        .deal
+        .as_ref()
+        .expect("a dealt sale carries its evidence");
+    let (leaf, signature, proof) = evidence
+        .parts(signed.tickets, signed.ticket.position)
+        .unwrap();
+    verify_evidence(&operator, &beacon, signed, &leaf, &signature, &proof).map(|p| p.round)
+}
+
 fn sold(response: reqwest::blocking::Response) -> SaleResponse {
     assert_eq!(response.status(), 200);
     read(response)
@@ -202,6 +221,7 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
     assert_eq!(config["dealing"]["public_key"], key.as_str());
     assert_eq!(config["dealing"]["period_ms"], 200);
 
+    let operator = config["public_key"].as_str().unwrap().to_owned();
     let start = player.balance();
     let mut positions = std::collections::HashSet::new();
     let mut prizes = 0;
@@ -216,6 +236,24 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
             "each sale's own effect: the stake out, its prize in"
         );
         prizes += sale.sale.sale.ticket.prize_cents;
+        check_deal(&sale, &operator, &key).expect("dealt by the rule");
+        if i == 0 {
+            // Any part changed is refused: another root, a moved count,
+            // another round's signature.
+            let mut other = sale.clone();
+            other.deal.as_mut().unwrap().unsold_root = Hash([1; 32]);
+            assert!(check_deal(&other, &operator, &key).is_err());
+            let mut other = sale.clone();
+            let siblings = &mut other.deal.as_mut().unwrap().siblings;
+            let last = siblings.len() - 1;
+            siblings[last].count -= 1;
+            siblings[0].count += 1;
+            assert!(check_deal(&other, &operator, &key).is_err());
+            let mut other = sale.clone();
+            let signature = &mut other.deal.as_mut().unwrap().round_signature;
+            *signature = format!("{}00", &signature[..signature.len() - 2]);
+            assert!(check_deal(&other, &operator, &key).is_err());
+        }
     }
     assert_eq!(player.balance(), start - 12 * 50 + prizes);
     // A replay answers the same sale, dealt once.

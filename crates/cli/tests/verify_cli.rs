@@ -55,6 +55,7 @@ fn genuine_receipt() -> (Value, String) {
         revealed: 0,
         complete: false,
         log_index: None,
+        deal: None,
     };
     (
         serde_json::to_value(&response).unwrap(),

@@ -327,6 +327,17 @@ impl AppState {
         .map_err(ApiError::internal)
     }
 
+    /// The log leaf of a purchase: the same bytes the sequencer logged
+    /// (Ed25519 is deterministic).
+    pub fn sign_purchase(
+        &self,
+        purchase: &crate::store::PurchaseRecord,
+    ) -> Result<Vec<u8>, ApiError> {
+        eldorado_engine::transparency::LogEntry::sign_purchase(purchase.message(), &self.key)
+            .and_then(|entry| entry.to_leaf())
+            .map_err(ApiError::internal)
+    }
+
     /// One pass of the public log's sequencer (`public_log::sequence_once`).
     pub fn sequence_log(
         &self,

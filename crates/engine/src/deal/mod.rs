@@ -11,6 +11,7 @@
 //! after it.
 
 mod beacon;
+mod evidence;
 mod purchase;
 mod rank;
 mod replay;
@@ -20,6 +21,7 @@ mod window;
 pub use beacon::{
     BeaconClock, BeaconError, BeaconKey, BEACON_KEY_LEN, BEACON_SCHEME, BEACON_SIGNATURE_LEN,
 };
+pub use evidence::{verify_evidence, EvidenceError};
 pub use purchase::{Purchase, PURCHASE_TAG};
 pub use rank::{deal_rank, DEAL_TAG};
 pub use replay::{DealReplay, Dealt, ReplayError};

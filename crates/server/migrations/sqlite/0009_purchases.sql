@@ -1,7 +1,8 @@
 -- Fair dealing (docs/PROTOCOL.md §10): with a beacon, a sale is first a
 -- purchase, paid and logged with the beacon round that will deal it; the
 -- dealer later picks its position by the rule, credits its prize and
--- records its sale (sale_id). Never edit a migration once released.
+-- records its sale (sale_id) with the deal's evidence. Never edit a
+-- migration once released.
 
 CREATE TABLE purchases (
     purchase_id     INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -16,6 +17,11 @@ CREATE TABLE purchases (
     balance_after   INTEGER NOT NULL,
     log_index       INTEGER,
     sale_id         INTEGER UNIQUE,
+    -- The deal's evidence for the buyer: the unsold tree's root before
+    -- it and the proof of the position (docs/PROTOCOL.md §10), and the
+    -- beacon round's signature.
+    deal_proof      BLOB,
+    round_signature BLOB,
     UNIQUE (player_id, idempotency_key)
 );
 CREATE INDEX purchases_unlogged ON purchases (purchase_id) WHERE log_index IS NULL;

@@ -2,6 +2,7 @@
 //! HTTP API (`eldorado beacon`, or a drand relay serving this scheme) and
 //! believes none it has not verified against the key the operator pinned.
 
+use crate::store::deal::BeaconValue;
 use eldorado_api::beacon::{BeaconInfo, BeaconRound};
 use eldorado_engine::deal::{
     BeaconClock, BeaconError, BeaconKey, BEACON_KEY_LEN, BEACON_SCHEME, BEACON_SIGNATURE_LEN,
@@ -38,7 +39,7 @@ pub struct BeaconClient {
     key: BeaconKey,
     schedule: BeaconClock,
     http: reqwest::Client,
-    rounds: Mutex<BTreeMap<u64, [u8; 32]>>,
+    rounds: Mutex<BTreeMap<u64, BeaconValue>>,
 }
 
 impl BeaconClient {
@@ -88,9 +89,8 @@ impl BeaconClient {
         self.schedule
     }
 
-    /// Round `round`'s randomness, verified; `None` while it is not
-    /// published.
-    pub async fn randomness(&self, round: u64) -> Result<Option<[u8; 32]>, BeaconClientError> {
+    /// Round `round`'s value, verified; `None` while it is not published.
+    pub async fn round(&self, round: u64) -> Result<Option<BeaconValue>, BeaconClientError> {
         if let Some(value) = self.kept().get(&round) {
             return Ok(Some(*value));
         }
@@ -111,7 +111,10 @@ impl BeaconClient {
             .ok_or_else(|| BeaconClientError::Decode("the round's signature".to_owned()))?;
         // The served randomness is not read: it is the signature's hash,
         // computed here from the verified signature.
-        let value = self.key.verify(round, &signature)?;
+        let value = BeaconValue {
+            randomness: self.key.verify(round, &signature)?,
+            signature,
+        };
         let mut kept = self.kept();
         kept.insert(round, value);
         while kept.len() > KEPT_ROUNDS {
@@ -120,7 +123,7 @@ impl BeaconClient {
         Ok(Some(value))
     }
 
-    fn kept(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, [u8; 32]>> {
+    fn kept(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, BeaconValue>> {
         self.rounds.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -135,7 +135,7 @@ impl Dealer {
             if schedule.time_of(round) > now_ms {
                 break;
             }
-            match self.beacon.randomness(round).await {
+            match self.beacon.round(round).await {
                 Ok(Some(value)) => {
                     randomness.insert(round, value);
                 }

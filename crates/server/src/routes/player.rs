@@ -8,13 +8,14 @@ use crate::public_log::StoredHashes;
 use crate::seamless_wallet::SeamlessWallet;
 use crate::sessions::Session;
 use crate::state::AppState;
+use crate::store::deal::read_proof;
 use crate::store::{NewPlayer, PlayerKind, SaleOutcome, SaleRecord, SaleRequest};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use eldorado_api::{
-    BuyRequest, DemoPlayerRequest, ErrorBody, HistoryPage, InclusionProof, LoggedReceipt,
-    RevealAck, RevealRequest, SaleResponse, Session as SessionBody,
+    BuyRequest, DealEvidence, DemoPlayerRequest, ErrorBody, HistoryPage, InclusionProof,
+    LoggedReceipt, RevealAck, RevealRequest, SaleResponse, Session as SessionBody, UnsoldNode,
 };
 use eldorado_engine::transparency::tlog;
 use eldorado_engine::{ClientNonce, Hash, Money, Stake};
@@ -36,6 +37,10 @@ fn own_sale(state: &AppState, player_id: &str, sale_id: u64) -> Result<SaleRecor
 
 /// Signs a recorded sale into its response body (blocking).
 pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleResponse, ApiError> {
+    let deal = match state.dealer {
+        Some(_) => deal_evidence(state, record)?,
+        None => None,
+    };
     Ok(SaleResponse {
         sale: state.sign_sale(record)?,
         commitment: state.commitment(record.block)?,
@@ -44,7 +49,39 @@ pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleRes
         revealed: record.revealed,
         complete: record.is_complete(),
         log_index: record.log_index,
+        deal,
     })
+}
+
+/// How the beacon dealt `record`, if it did (blocking).
+fn deal_evidence(state: &AppState, record: &SaleRecord) -> Result<Option<DealEvidence>, ApiError> {
+    let Some(purchase) = state.store.purchase_of_sale(record.sale_id)? else {
+        return Ok(None);
+    };
+    let (Some(index), Some(proof), Some(signature)) = (
+        purchase.log_index,
+        purchase.deal_proof.as_deref(),
+        purchase.round_signature.as_deref(),
+    ) else {
+        return Err(ApiError::internal("a dealt purchase without its evidence"));
+    };
+    let proof = read_proof(proof, record.block_tickets, record.ticket.position)
+        .ok_or_else(|| ApiError::internal("a stored deal proof does not read"))?;
+    let leaf = state.sign_purchase(&purchase)?;
+    Ok(Some(DealEvidence {
+        purchase: hex::encode(leaf),
+        purchase_log_index: index,
+        round_signature: hex::encode(signature),
+        unsold_root: proof.before,
+        siblings: proof
+            .siblings
+            .iter()
+            .map(|n| UnsoldNode {
+                hash: n.hash,
+                count: n.count,
+            })
+            .collect(),
+    }))
 }
 
 /// A session body with the player's balance and unfinished ticket (blocking).

@@ -12,11 +12,20 @@
 
 use super::tx::{NewSale, PurchaseTx};
 use super::{corrupt, PurchaseRecord, StoreResult};
-use eldorado_engine::deal::{deal_one, UnsoldTree};
+use eldorado_engine::deal::{deal_one, DealProof, Node, UnsoldTree, BEACON_SIGNATURE_LEN};
+use eldorado_engine::Hash;
 use std::collections::{HashMap, HashSet};
 
-/// Each round's randomness, verified against the pinned beacon key.
-pub type Randomness = HashMap<u64, [u8; 32]>;
+/// A beacon round, verified against the pinned key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BeaconValue {
+    pub randomness: [u8; 32],
+    /// Kept with each deal, for its buyer to verify.
+    pub signature: [u8; BEACON_SIGNATURE_LEN],
+}
+
+/// Each round's value.
+pub type Randomness = HashMap<u64, BeaconValue>;
 
 /// The dealer's unsold tree of each block it dealt from, kept between
 /// passes; checked against the store's count of sales before each use.
@@ -62,7 +71,7 @@ fn deal<T: PurchaseTx + ?Sized>(
     tx: &mut T,
     trees: &mut Trees,
     purchase: &PurchaseRecord,
-    value: &[u8; 32],
+    value: &BeaconValue,
 ) -> StoreResult<Dealt> {
     let index = purchase
         .log_index
@@ -71,7 +80,7 @@ fn deal<T: PurchaseTx + ?Sized>(
     let tree = trees
         .get_mut(&purchase.block)
         .ok_or_else(|| corrupt("a block dealt without its tree"))?;
-    let (proof, _) = deal_one(tree, value, &record)
+    let (proof, _) = deal_one(tree, &value.randomness, &record)
         .map_err(|e| corrupt(format!("dealing purchase {}: {e}", purchase.purchase_id)))?;
     let position = proof.position;
     let ticket = tx
@@ -98,12 +107,54 @@ fn deal<T: PurchaseTx + ?Sized>(
         balance_before_cents: purchase.balance_before_cents,
         balance_after_cents: storable(purchase.balance_after_cents.checked_add(prize))?,
     })?;
-    tx.set_purchase_dealt(purchase.purchase_id, sale_id)?;
+    tx.set_purchase_dealt(
+        purchase.purchase_id,
+        sale_id,
+        &proof_bytes(&proof),
+        &value.signature,
+    )?;
     Ok(Dealt {
         purchase_id: purchase.purchase_id,
         sale_id,
         position,
         prize_cents: prize,
+    })
+}
+
+/// A deal's proof as stored: the root before it, then each sibling's
+/// hash and count (u32, big-endian), leaf level first.
+pub fn proof_bytes(proof: &DealProof) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(32 + 36 * proof.siblings.len());
+    bytes.extend_from_slice(&proof.before.0);
+    for sibling in &proof.siblings {
+        bytes.extend_from_slice(&sibling.hash.0);
+        bytes.extend_from_slice(&sibling.count.to_be_bytes());
+    }
+    bytes
+}
+
+/// [`proof_bytes`] read back for the position dealt in a block of
+/// `leaves` tickets; `None` if they are not such bytes.
+pub fn read_proof(bytes: &[u8], leaves: u32, position: u32) -> Option<DealProof> {
+    let (before, rest) = bytes.split_first_chunk::<32>()?;
+    if rest.len() % 36 != 0 {
+        return None;
+    }
+    let siblings = rest
+        .chunks_exact(36)
+        .map(|chunk| {
+            let (hash, count) = chunk.split_first_chunk::<32>()?;
+            Some(Node {
+                hash: Hash(*hash),
+                count: u32::from_be_bytes(count.try_into().ok()?),
+            })
+        })
+        .collect::<Option<Vec<Node>>>()?;
+    Some(DealProof {
+        leaves,
+        before: Hash(*before),
+        position,
+        siblings,
     })
 }
 

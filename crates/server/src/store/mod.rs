@@ -266,6 +266,10 @@ pub struct PurchaseRecord {
     pub log_index: Option<u64>,
     /// Its sale, once dealt.
     pub sale_id: Option<u64>,
+    /// Once dealt: the deal's proof (`deal::proof_bytes`) and the round's
+    /// signature, for the buyer to verify.
+    pub deal_proof: Option<Vec<u8>>,
+    pub round_signature: Option<Vec<u8>>,
 }
 
 impl PurchaseRecord {
@@ -445,6 +449,8 @@ pub trait Store: Send + Sync + 'static {
         round: u64,
     ) -> StoreResult<Vec<SaleOutcome>>;
     fn purchase(&self, purchase_id: u64) -> StoreResult<Option<PurchaseRecord>>;
+    /// The purchase a sale was dealt from, if it was.
+    fn purchase_of_sale(&self, sale_id: u64) -> StoreResult<Option<PurchaseRecord>>;
     /// Purchases not dealt yet, logged or not.
     fn undealt_purchases(&self) -> StoreResult<u64>;
     /// The rounds that logged purchases wait for, lowest first.

@@ -299,6 +299,8 @@ fn buy_one<T: PurchaseTx + ?Sized>(
         balance_after_cents: after,
         log_index: None,
         sale_id: None,
+        deal_proof: None,
+        round_signature: None,
     }))
 }
 

@@ -163,7 +163,15 @@ pub trait PurchaseTx: SaleTx {
     fn sold_positions(&mut self, block: u64) -> StoreResult<Vec<u32>>;
     /// How many positions of the block have a sale.
     fn sold_count(&mut self, block: u64) -> StoreResult<u32>;
-    fn set_purchase_dealt(&mut self, purchase_id: u64, sale_id: u64) -> StoreResult<()>;
+    /// Marks the purchase dealt into `sale_id`, with the deal's proof
+    /// (`deal::proof_bytes`) and its round's signature.
+    fn set_purchase_dealt(
+        &mut self,
+        purchase_id: u64,
+        sale_id: u64,
+        proof: &[u8],
+        round_signature: &[u8],
+    ) -> StoreResult<()>;
 }
 
 /// One protection limit as stored: in force, and a change waiting for its

@@ -596,8 +596,20 @@ impl<C: Conn + ?Sized> PurchaseTx for C {
         query_one(self, &q::SOLD_COUNT, &[int(block)?], |r| r.u32(0, "sales"))
     }
 
-    fn set_purchase_dealt(&mut self, purchase_id: u64, sale_id: u64) -> StoreResult<()> {
-        if self.execute(&q::SET_PURCHASE_DEALT, &[int(sale_id)?, int(purchase_id)?])? != 1 {
+    fn set_purchase_dealt(
+        &mut self,
+        purchase_id: u64,
+        sale_id: u64,
+        proof: &[u8],
+        round_signature: &[u8],
+    ) -> StoreResult<()> {
+        let params = [
+            int(sale_id)?,
+            proof.into(),
+            round_signature.into(),
+            int(purchase_id)?,
+        ];
+        if self.execute(&q::SET_PURCHASE_DEALT, &params)? != 1 {
             return Err(corrupt(format!("purchase {purchase_id} is already dealt")));
         }
         Ok(())

@@ -114,6 +114,13 @@ impl Row {
         }
     }
 
+    pub fn opt_bytes(&self, i: usize) -> StoreResult<Option<Vec<u8>>> {
+        match self.at(i)? {
+            Value::Null => Ok(None),
+            _ => self.bytes(i).map(|b| Some(b.to_vec())),
+        }
+    }
+
     /// Fixed-length bytes: a hash, a salt, a nonce.
     pub fn array<const N: usize>(&self, i: usize, what: &str) -> StoreResult<[u8; N]> {
         self.bytes(i)?
@@ -204,6 +211,8 @@ pub fn purchase(row: &Row) -> StoreResult<PurchaseRecord> {
         balance_after_cents: row.u64(10, "balance")?,
         log_index: row.opt_u64(11, "log index")?,
         sale_id: row.opt_u64(12, "sale id")?,
+        deal_proof: row.opt_bytes(13)?,
+        round_signature: row.opt_bytes(14)?,
     })
 }
 

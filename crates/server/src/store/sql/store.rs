@@ -260,6 +260,17 @@ impl<B: Backend> Store for SqlStore<B> {
         })
     }
 
+    fn purchase_of_sale(&self, sale_id: u64) -> StoreResult<Option<PurchaseRecord>> {
+        self.backend.read(|c| {
+            super::query_opt(
+                c,
+                &text::PURCHASE_OF_SALE,
+                &[decode::int(sale_id)?],
+                decode::purchase,
+            )
+        })
+    }
+
     fn undealt_purchases(&self) -> StoreResult<u64> {
         self.backend
             .read(|c| super::query_one(c, &text::UNDEALT_COUNT, &[], |r| r.u64(0, "purchases")))

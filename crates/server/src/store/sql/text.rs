@@ -33,8 +33,8 @@ macro_rules! purchase_select {
     () => {
         "SELECT p.purchase_id, p.player_id, p.idempotency_key, p.block, \
          (SELECT b.tickets FROM blocks b WHERE b.id = p.block), p.stake_cents, p.bought_at_ms, \
-         p.client_nonce, p.round, p.balance_before, p.balance_after, p.log_index, p.sale_id \
-         FROM purchases p "
+         p.client_nonce, p.round, p.balance_before, p.balance_after, p.log_index, p.sale_id, \
+         p.deal_proof, p.round_signature FROM purchases p "
     };
 }
 
@@ -189,6 +189,7 @@ texts! {
         "WHERE p.player_id = $1 AND p.idempotency_key = $2"
     );
     PURCHASE = concat!(purchase_select!(), "WHERE p.purchase_id = $1");
+    PURCHASE_OF_SALE = concat!(purchase_select!(), "WHERE p.sale_id = $1");
     INSERT_PURCHASE = "INSERT INTO purchases (player_id, idempotency_key, stake_cents, block, \
                        bought_at_ms, client_nonce, round, balance_before, balance_after) \
                        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING purchase_id";
@@ -202,8 +203,8 @@ texts! {
                       WHERE sale_id IS NULL AND log_index IS NOT NULL ORDER BY round LIMIT $1";
     SOLD_POSITIONS = "SELECT position FROM sales WHERE block = $1";
     SOLD_COUNT = "SELECT COUNT(*) FROM sales WHERE block = $1";
-    SET_PURCHASE_DEALT = "UPDATE purchases SET sale_id = $1 WHERE purchase_id = $2 \
-                          AND sale_id IS NULL";
+    SET_PURCHASE_DEALT = "UPDATE purchases SET sale_id = $1, deal_proof = $2, \
+                          round_signature = $3 WHERE purchase_id = $4 AND sale_id IS NULL";
     /// Sums of BIGINT are NUMERIC in PostgreSQL: cast back, exactly.
     BALANCES = "SELECT CAST(COALESCE(SUM(balance_cents), 0) AS BIGINT) FROM players";
     SALE_TOTALS = "SELECT CAST(COALESCE(SUM(stake_cents), 0) AS BIGINT), \

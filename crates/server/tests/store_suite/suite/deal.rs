@@ -6,7 +6,7 @@ use super::public_log::pass;
 use super::*;
 use eldorado_engine::deal::{DealReplay, Dealt as Replayed};
 use eldorado_engine::transparency::{record_hash, LogEntry};
-use eldorado_server::store::deal::{Dealt, Randomness, Trees};
+use eldorado_server::store::deal::{BeaconValue, Dealt, Randomness, Trees};
 use eldorado_server::store::PurchaseRecord;
 
 const TICKETS: &[&[&str]] = &[LOSE, WIN_2, LOSE, WIN_2, LOSE, LOSE, WIN_2, LOSE];
@@ -32,7 +32,16 @@ fn value(round: u64) -> [u8; 32] {
 }
 
 fn deal(store: &dyn Store, rounds: &[u64], trees: &mut Trees) -> Vec<Dealt> {
-    let randomness: Randomness = rounds.iter().map(|&r| (r, value(r))).collect();
+    let randomness: Randomness = rounds
+        .iter()
+        .map(|&r| {
+            let value = BeaconValue {
+                randomness: value(r),
+                signature: [r as u8; 48],
+            };
+            (r, value)
+        })
+        .collect();
     store.deal(&randomness, trees, 100).unwrap()
 }
 
