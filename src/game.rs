@@ -5,6 +5,7 @@ use crate::api::{NetError, SaleResponse};
 use crate::commitments::CommitmentBook;
 use crate::record::{RecordProblem, RecordState};
 use crate::verification::{verify, Buyer, Rejection, VerifiedTicket};
+use eldorado_engine::deal::BEACON_KEY_LEN;
 use eldorado_engine::verify::CommitmentSeen;
 use eldorado_engine::{ClientNonce, Money, PublicKeyBytes};
 
@@ -146,6 +147,8 @@ pub struct Game {
     popup: Option<Popup>,
     resume: Option<SaleResponse>,
     operator: Option<PublicKeyBytes>,
+    /// The beacon every sale must have been dealt by, if the server deals so.
+    beacon: Option<[u8; BEACON_KEY_LEN]>,
     player: Option<Player>,
 }
 
@@ -171,6 +174,7 @@ impl Game {
             popup: None,
             resume: None,
             operator: None,
+            beacon: None,
             player: None,
         }
     }
@@ -207,11 +211,13 @@ impl Game {
     pub fn start(
         &mut self,
         operator: PublicKeyBytes,
+        beacon: Option<[u8; BEACON_KEY_LEN]>,
         player: Player,
         balance: u64,
         unrevealed: Option<SaleResponse>,
     ) {
         self.operator = Some(operator);
+        self.beacon = beacon;
         self.player = Some(player);
         self.phase = Phase::Ready;
         if unrevealed.is_some() {
@@ -242,6 +248,7 @@ impl Game {
             money: player.money,
             client_nonce: None,
             commitment_seen: CommitmentSeen::NotChecked,
+            beacon: self.beacon.as_ref(),
         };
         verify(response, &operator, &buyer).map_or(claimed, |ticket| ticket.prize_cents)
     }
@@ -512,6 +519,7 @@ impl Game {
             money: player.money,
             client_nonce: nonce,
             commitment_seen: seen,
+            beacon: self.beacon.as_ref(),
         };
         match verify(&response, &operator, &buyer) {
             Err(rejection) => self.refuse(rejection),

@@ -17,6 +17,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 pub mod api;
 pub mod app;
+pub mod beacon_pin;
 #[cfg(feature = "bench")]
 mod bench_frames;
 pub mod board;
@@ -147,6 +148,7 @@ impl BenchCase {
             commitment_seen: eldorado_engine::verify::CommitmentSeen::Seen(
                 &self.response.commitment,
             ),
+            beacon: None,
         };
         verification::verify(&self.response, &self.key, &buyer).is_ok()
     }

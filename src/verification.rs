@@ -3,8 +3,9 @@
 
 use crate::api::SaleResponse;
 use crate::record::{RecordProblem, RecordState};
+use eldorado_engine::deal::BEACON_KEY_LEN;
 use eldorado_engine::grid::{Grid, ROWS};
-use eldorado_engine::verify::{BalanceChange, Check, CommitmentSeen};
+use eldorado_engine::verify::{BalanceChange, Check, CommitmentSeen, DealEvidence, ExpectedDeal};
 use eldorado_engine::{
     verify_sale_remembering, ClientNonce, Expected, LineOutcome, Money, PublicKeyBytes,
     VerifiedCommitments,
@@ -131,6 +132,9 @@ pub struct Buyer<'a> {
     pub client_nonce: Option<ClientNonce>,
     /// The commitment of the sale's block seen before the purchase.
     pub commitment_seen: CommitmentSeen<'a>,
+    /// The beacon the server deals by (`/api/config` `.dealing`, or the
+    /// build's pin): every sale must show how it dealt it.
+    pub beacon: Option<&'a [u8; BEACON_KEY_LEN]>,
 }
 
 /// The key of the game configuration, or why it is unusable.
@@ -145,6 +149,28 @@ pub fn verify(
     operator: &PublicKeyBytes,
     buyer: &Buyer<'_>,
 ) -> Result<VerifiedTicket, Rejection> {
+    let evidence = match (buyer.beacon, &response.deal) {
+        (Some(_), Some(deal)) => {
+            let sale = &response.sale.sale;
+            let parts = deal
+                .parts(sale.tickets, sale.ticket.position)
+                .ok_or_else(|| {
+                    Rejection::new(Check::FairDeal, "the deal's evidence does not read")
+                })?;
+            Some(parts)
+        }
+        _ => None,
+    };
+    let deal = buyer.beacon.map(|beacon| ExpectedDeal {
+        beacon,
+        evidence: evidence
+            .as_ref()
+            .map(|(leaf, signature, proof)| DealEvidence {
+                purchase_leaf: leaf,
+                round_signature: signature,
+                proof,
+            }),
+    });
     let expected = Expected {
         stake_cents: Some(buyer.stake_cents),
         player: Some(buyer.player),
@@ -155,6 +181,7 @@ pub fn verify(
             before_cents: response.balance_before_cents,
             after_cents: response.balance_after_cents,
         }),
+        deal,
     };
     let report = VERIFIED.with_borrow_mut(|verified| {
         verify_sale_remembering(

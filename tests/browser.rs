@@ -46,6 +46,7 @@ fn check(
         money: Money::Play,
         client_nonce: Some(ClientNonce([0; 16])),
         commitment_seen: CommitmentSeen::Seen(&block.commitment),
+        beacon: None,
     };
     verify(response, &key, &buyer)
 }

@@ -329,6 +329,7 @@ fn a_remembered_commitment_still_refuses_tampering() {
             client_nonce: Some(ClientNonce([0; 16])),
             // Seen as itself: only the signature tells a change apart.
             commitment_seen: CommitmentSeen::Seen(&response.commitment),
+            beacon: None,
         };
         verify(response, &key, &buyer)
     };

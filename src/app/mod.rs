@@ -74,6 +74,8 @@ struct Inner {
     token: RefCell<Option<String>>,
     /// The key sales are verified with, once chosen (pins checked).
     operator: Cell<Option<OperatorKey>>,
+    /// The beacon key deals are checked with (`beacon_pin`).
+    beacon: Cell<Option<[u8; eldorado_engine::deal::BEACON_KEY_LEN]>>,
     player: RefCell<Option<Player>>,
     /// Every block commitment seen from the server, per block id.
     book: RefCell<CommitmentBook>,
@@ -162,6 +164,7 @@ impl App {
             sound: RefCell::new(Sound::new()),
             token: RefCell::new(None),
             operator: Cell::new(None),
+            beacon: Cell::new(None),
             player: RefCell::new(None),
             book: RefCell::new(CommitmentBook::default()),
             record_trust: RefCell::new(None),

@@ -118,6 +118,7 @@ impl Inner {
             return Err(None);
         };
         let book = self.book.borrow();
+        let beacon = self.beacon.get();
         let buyer = Buyer {
             stake_cents: stake,
             player: &player.id,
@@ -125,6 +126,7 @@ impl Inner {
             // The nonce of a past purchase is not kept.
             client_nonce: None,
             commitment_seen: book.seen_if_known(response.commitment.commitment.block),
+            beacon: beacon.as_ref(),
         };
         let result = verify(response, &operator.key, &buyer);
         let verdict = match &result {

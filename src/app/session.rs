@@ -109,6 +109,10 @@ impl Inner {
             Err(problem) => return self.stop(self.lang.trust_problem(problem), "PUBLIC_RECORD"),
         };
         self.record_trust.replace(Some(trust));
+        let Ok(beacon) = crate::beacon_pin::choose(crate::beacon_pin::BUILD_PIN, &config) else {
+            return self.stop(self.lang.texts().beacon_problem, "BEACON");
+        };
+        self.beacon.set(beacon);
         let t = self.lang.texts();
         set_text(
             &self.ui.badge_key,
@@ -143,6 +147,7 @@ impl Inner {
         set_hidden(&self.ui.notice, true);
         self.game.borrow_mut().start(
             operator.key,
+            beacon,
             player,
             session.balance_cents,
             session.unrevealed.clone(),

@@ -58,6 +58,9 @@ fn meaning(check: Check) -> &'static str {
         Check::Balance => {
             "balance after = balance before − stake + prize, both as the operator signed them"
         }
+        Check::FairDeal => {
+            "the beacon dealt the ticket by the public rule, from the round its purchase named"
+        }
     }
 }
 

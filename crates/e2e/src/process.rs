@@ -28,6 +28,11 @@ impl ChildGuard {
         self.child.id()
     }
 
+    /// Its standard output, when it was piped (once).
+    pub fn take_stdout(&mut self) -> Option<std::process::ChildStdout> {
+        self.child.stdout.take()
+    }
+
     /// `Some(status)` once the process has exited.
     pub fn exited(&mut self) -> Option<ExitStatus> {
         self.child

@@ -7,7 +7,8 @@
 //! caller supplies that side in [`Expected`]. A report lists exactly the
 //! checks that ran.
 
-use crate::commit::{verifying_key, Money, SignatureError, SignedCommitment, SignedSale};
+use crate::commit::{verifying_key, Money, Sale, SignatureError, SignedCommitment, SignedSale};
+use crate::deal::{verify_evidence, BeaconKey, DealProof, BEACON_KEY_LEN, BEACON_SIGNATURE_LEN};
 use crate::fixed_bytes::{ClientNonce, PublicKeyBytes};
 use crate::merkle::verify_proof;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS};
@@ -45,10 +46,13 @@ pub enum Check {
     /// The new balance is the old one, less the stake, plus the prize; on a
     /// V3 sale both are the balances the operator signed.
     Balance,
+    /// The beacon dealt the ticket by the public rule, from a round named
+    /// by its purchase (docs/PROTOCOL.md §10).
+    FairDeal,
 }
 
 impl Check {
-    pub const ALL: [Check; 13] = [
+    pub const ALL: [Check; 14] = [
         Check::CommitmentSignature,
         Check::PrizeTable,
         Check::BlockSize,
@@ -62,6 +66,7 @@ impl Check {
         Check::ClientNonce,
         Check::MoneyKind,
         Check::Balance,
+        Check::FairDeal,
     ];
 
     /// The checks that need nothing but the receipt and the operator key.
@@ -91,6 +96,7 @@ impl Check {
             Check::ClientNonce => "client_nonce",
             Check::MoneyKind => "money",
             Check::Balance => "balance",
+            Check::FairDeal => "fair_deal",
         }
     }
 }
@@ -124,6 +130,25 @@ pub struct Expected<'a> {
     pub money: Option<Money>,
     pub commitment_seen: CommitmentSeen<'a>,
     pub balance: Option<BalanceChange>,
+    /// With a beacon the buyer pins, how the sale must have been dealt.
+    pub deal: Option<ExpectedDeal<'a>>,
+}
+
+/// A sale that the pinned beacon must have dealt.
+#[derive(Clone, Copy, Debug)]
+pub struct ExpectedDeal<'a> {
+    /// The beacon's key the buyer pins.
+    pub beacon: &'a [u8; BEACON_KEY_LEN],
+    /// The sale's evidence, `None` when it came without any.
+    pub evidence: Option<DealEvidence<'a>>,
+}
+
+/// What the server shows of a deal (`eldorado_api::DealEvidence`, read).
+#[derive(Clone, Copy, Debug)]
+pub struct DealEvidence<'a> {
+    pub purchase_leaf: &'a [u8],
+    pub round_signature: &'a [u8; BEACON_SIGNATURE_LEN],
+    pub proof: &'a DealProof,
 }
 
 /// Every check that ran, with its result; a ticket may be shown only if all
@@ -369,6 +394,12 @@ fn run_checks(
                     )
                 })
             }
+            Check::FairDeal => {
+                let Some(deal) = expected.deal else {
+                    continue;
+                };
+                check_deal(inner, operator, &deal)
+            }
             Check::Balance => {
                 let Some(balance) = expected.balance else {
                     continue;
@@ -403,6 +434,28 @@ fn run_checks(
         checks.push((check, result));
     }
     Report { checks, evaluation }
+}
+
+fn check_deal(
+    sale: &Sale,
+    operator: &PublicKeyBytes,
+    deal: &ExpectedDeal<'_>,
+) -> Result<(), String> {
+    let evidence = deal
+        .evidence
+        .ok_or("the beacon deals this server's sales, but this one shows no deal")?;
+    let beacon = BeaconKey::from_bytes(deal.beacon).map_err(|e| e.to_string())?;
+    let operator = verifying_key(operator).map_err(|e| e.to_string())?;
+    verify_evidence(
+        &operator,
+        &beacon,
+        sale,
+        evidence.purchase_leaf,
+        evidence.round_signature,
+        evidence.proof,
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// The checks of a receipt (a sale with its commitment) that need no

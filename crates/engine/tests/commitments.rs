@@ -89,6 +89,7 @@ fn purchase(stake: u64, seen: &SignedCommitment) -> Expected<'_> {
             before_cents: 1_000,
             after_cents: 1_000 - 100 + 2_500,
         }),
+        deal: None,
     }
 }
 

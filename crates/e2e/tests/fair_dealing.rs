@@ -1,0 +1,158 @@
+//! Fair dealing seen by the page (issue 22), end to end: the real server
+//! dealing every sale from the real `eldorado beacon`, the real page in
+//! Chromium. A genuine deal is verified and shown; a deal whose beacon
+//! value is forged (another round's genuine signature) or whose evidence is
+//! missing is refused before a single symbol is drawn.
+//!
+//! Run with scripts/e2e.sh (it builds the server and the wasm bundle).
+
+use eldorado_api::beacon::BeaconRound;
+use eldorado_e2e::browser::Browser;
+use eldorado_e2e::expect::ON_RECORD;
+use eldorado_e2e::paths;
+use eldorado_e2e::process::{free_port, ChildGuard};
+use eldorado_e2e::proxy::{Rule, TamperProxy};
+use eldorado_e2e::server::Server;
+use hyper::Method;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+const SEED: u64 = 22;
+const PLAY: &str = "#eldorado > .eld-controls > .eld-play";
+/// The French label of the deal's check (`Check::FairDeal`).
+const FAIR_DEAL: &str = "ticket tiré par la balise publique";
+
+/// `eldorado beacon` on a free port: its guard, URL and key.
+fn beacon(dir: &std::path::Path) -> (ChildGuard, String, String) {
+    let port = free_port();
+    let mut command = Command::new(paths::eldorado_bin());
+    command
+        .args(["beacon", "--key-file"])
+        .arg(dir.join("beacon.key"))
+        .args([
+            "--period-ms",
+            "200",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut guard = ChildGuard::spawn("eldorado beacon", command);
+    let stdout = guard.take_stdout().expect("the beacon's output");
+    let mut lines = BufReader::new(stdout).lines();
+    let key = lines.next().expect("a line").expect("text");
+    let key = key
+        .strip_prefix("beacon key: ")
+        .expect("the beacon prints its key first")
+        .to_owned();
+    let listening = lines.next().expect("a line").expect("text");
+    assert!(listening.starts_with("beacon listening on"), "{listening}");
+    (guard, format!("http://127.0.0.1:{port}"), key)
+}
+
+async fn dealing_server(tag: &str, beacon_url: &str, key: &str) -> Server {
+    let flags = vec![
+        "--demo".to_owned(),
+        "--demo-seed".to_owned(),
+        SEED.to_string(),
+        "--beacon".to_owned(),
+        beacon_url.to_owned(),
+        "--beacon-key".to_owned(),
+        key.to_owned(),
+        "--deal-lead-ms".to_owned(),
+        "300".to_owned(),
+    ];
+    Server::start_with(tag, |_| flags.clone(), &[]).await
+}
+
+async fn refused(browser: &Browser) -> String {
+    let state = browser
+        .wait("the refusal", |s| {
+            s.notice.as_ref().is_some_and(|n| n.kind == "rejected") && s.ready_to_play()
+        })
+        .await;
+    assert_eq!(state.verified, None, "no ticket shown");
+    state.notice.map(|n| n.text).unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn a_ticket_dealt_by_the_beacon_is_shown_once_its_deal_verifies() {
+    paths::check_web_bundle();
+    let dir = tempfile::tempdir().unwrap();
+    let (_beacon, url, key) = beacon(dir.path());
+    let (server, browser) = tokio::join!(
+        dealing_server("fair-deal", &url, &key),
+        Browser::start("fair-deal")
+    );
+    browser.goto(&format!("{}/", server.base)).await;
+    browser
+        .wait("the game", |s| s.ready_to_play() && s.balance.is_some())
+        .await;
+    browser.click(PLAY).await;
+    let state = browser
+        .wait("the ticket dealt and on the record", |s| {
+            s.verified.as_deref() == Some(ON_RECORD)
+        })
+        .await;
+    assert!(state.notice.is_none(), "{:?}", state.notice);
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn a_forged_beacon_value_or_a_missing_deal_is_refused() {
+    paths::check_web_bundle();
+    let dir = tempfile::tempdir().unwrap();
+    let (_beacon, url, key) = beacon(dir.path());
+    let (server, browser) = tokio::join!(
+        dealing_server("forged-deal", &url, &key),
+        Browser::start("forged-deal")
+    );
+    // A genuine signature of the beacon, of round 1: the operator passes
+    // it off as the value of the round its purchase named.
+    let round_1: BeaconRound = serde_json::from_str(
+        &reqwest::get(format!("{url}/public/1"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    let forged = round_1.signature;
+    let sales = std::sync::atomic::AtomicUsize::new(0);
+    let proxy = TamperProxy::with_rules(
+        &server.base,
+        vec![Rule::json(
+            Method::POST,
+            "/api/sales",
+            move |answer: &mut Value| {
+                let n = sales.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if n == 0 {
+                    answer["deal"]["round_signature"] = Value::String(forged.clone());
+                } else {
+                    answer.as_object_mut().unwrap().remove("deal");
+                }
+            },
+        )],
+    )
+    .await;
+    browser.goto(&format!("{}/", proxy.base)).await;
+    for forgery in ["another round's value", "no deal at all"] {
+        browser
+            .wait("the game through the proxy", |s| {
+                s.ready_to_play() && s.balance.is_some()
+            })
+            .await;
+        browser.click(PLAY).await;
+        let notice = refused(&browser).await;
+        assert!(notice.contains(FAIR_DEAL), "{forgery}: {notice}");
+    }
+    browser.screenshot("forged-deal").await;
+    assert_eq!(proxy.tampered(), 2);
+    browser.close().await;
+}
