@@ -230,6 +230,7 @@ impl BenchRecord {
             size: self.inclusion.size,
             root: self.root,
             witnesses: Vec::new(),
+            cosigned_at: Vec::new(),
         };
         let mut keeper = self.keeper.clone();
         keeper.accept(&checked, &self.consistency).is_ok()

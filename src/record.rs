@@ -272,6 +272,7 @@ mod tests {
             size,
             root: log.root(size),
             witnesses: Vec::new(),
+            cosigned_at: Vec::new(),
         }
     }
 

@@ -78,8 +78,8 @@ struct Announced {
     log_key: LogKey,
     witnesses: Vec<WitnessKey>,
     quorum: usize,
-    /// The beacon's URL and key, when known.
-    beacon: Option<(String, BeaconKey)>,
+    /// The beacon's URL and key (read, and in hex), when known.
+    beacon: Option<(String, BeaconKey, String)>,
 }
 
 fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
@@ -133,11 +133,24 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
     }
     let deal_counts = match (&announced.beacon, ledger.purchases) {
         (_, 0) => DealCounts::default(),
-        (Some((url, key)), _) => {
+        (Some((url, key, key_hex)), _) => {
             tracing::info!(beacon = %url, "re-dealing the purchases from the beacon's rounds");
-            let rounds = deals::fetch_rounds(&LogClient::new(url)?, key, audit.records())?;
+            let beacon = LogClient::new(url)?;
+            let rounds = deals::fetch_rounds(&beacon, key, audit.records())?;
             let (counts, deal_findings) = deals::check_deals(audit.records(), &rounds);
             findings.extend(deal_findings);
+            let schedule = deals::schedule(&beacon, key_hex)?;
+            let witnessing = deals::Witnessing {
+                log_key: &announced.log_key,
+                witnesses: &announced.witnesses,
+                quorum: announced.quorum,
+            };
+            findings.extend(deals::check_timing(
+                &client,
+                &audit,
+                &witnessing,
+                &schedule,
+            )?);
             counts
         }
         (None, purchases) => {
@@ -222,7 +235,7 @@ fn announced_beacon(
     dealing: Option<&eldorado_api::beacon::Dealing>,
     args: &AuditArgs,
     findings: &mut Vec<String>,
-) -> Result<Option<(String, BeaconKey)>, String> {
+) -> Result<Option<(String, BeaconKey, String)>, String> {
     let announced_key = dealing.map(|d| d.public_key.trim());
     if let (Some(pinned), Some(announced)) = (&args.beacon_key, announced_key) {
         if !pinned.trim().eq_ignore_ascii_case(announced) {
@@ -244,8 +257,8 @@ fn announced_beacon(
         .ok()
         .and_then(|b| b.try_into().ok())
         .ok_or_else(|| format!("the beacon key {key:?} is not 96 bytes of hex"))?;
-    let key = BeaconKey::from_bytes(&bytes).map_err(|e| format!("the beacon key: {e}"))?;
-    Ok(Some((url, key)))
+    let parsed = BeaconKey::from_bytes(&bytes).map_err(|e| format!("the beacon key: {e}"))?;
+    Ok(Some((url, parsed, key.to_owned())))
 }
 
 fn read_previous(path: &PathBuf, log_key: &LogKey) -> Result<CheckedCheckpoint, String> {

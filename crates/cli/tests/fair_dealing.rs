@@ -6,7 +6,9 @@
 //! after its restart, to the cent.
 
 use eldorado_api::SaleResponse;
+use eldorado_engine::commit::signing_key_from_secret;
 use eldorado_engine::deal::{verify_evidence, BeaconKey, EvidenceError};
+use eldorado_engine::transparency::Cosigner;
 use eldorado_engine::{Hash, PublicKeyBytes};
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
@@ -68,10 +70,54 @@ fn serve_command(data: &Path, addr: SocketAddr) -> Command {
     command
 }
 
+/// The witness's key, known to the test as to the operator who pins it.
+const WITNESS_SECRET: [u8; 32] = [0x42; 32];
+
+fn witness_vkey() -> String {
+    Cosigner::new("witness.test", signing_key_from_secret(WITNESS_SECRET))
+        .unwrap()
+        .witness_key()
+        .vkey()
+}
+
+/// `eldorado witness` cosigning the server's checkpoints every 100 ms.
+fn witness(dir: &Path, server: SocketAddr) -> Process {
+    let key_file = dir.join("witness.key");
+    if !key_file.exists() {
+        std::fs::write(&key_file, hex::encode(WITNESS_SECRET)).unwrap();
+        #[cfg(unix)]
+        std::fs::set_permissions(
+            &key_file,
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
+        )
+        .unwrap();
+    }
+    let child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args([
+            "witness",
+            "--log",
+            &format!("http://{server}"),
+            "--key-file",
+        ])
+        .arg(&key_file)
+        .arg("--state")
+        .arg(dir.join("witness-state"))
+        .args(["--name", "witness.test", "--poll-ms", "100"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the witness starts");
+    Process(child)
+}
+
+/// A purchase names a round 2 s ahead: time for the witness, whose
+/// cosignatures are dated to the second, to vouch for it before.
 fn serve(data: &Path, addr: SocketAddr, beacon: SocketAddr, key: &str) -> Process {
     let child = serve_command(data, addr)
         .args(["--beacon", &format!("http://{beacon}"), "--beacon-key", key])
-        .args(["--deal-lead-ms", "300", "--deal-wait-ms", "1500"])
+        .args(["--deal-lead-ms", "2000", "--deal-wait-ms", "4000"])
+        .args(["--witness", &witness_vkey()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -208,6 +254,7 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
     let (beacon_addr, addr) = (free_port(), free_port());
     let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
     let _server = serve(&dir.path().join("data"), addr, beacon_addr, &key);
+    let _witness = witness(dir.path(), addr);
     let url = format!("http://{addr}");
     let player = Player::new(&url);
 
@@ -294,6 +341,7 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
     let url = format!("http://{addr}");
     let (beacon_process, key) = beacon(&beacon_key, beacon_addr);
     let server = serve(&data, addr, beacon_addr, &key);
+    let _witness = witness(dir.path(), addr);
     let player = Player::new(&url);
     let start = player.balance();
     let first = sold(player.buy("before-outage"))

@@ -286,12 +286,19 @@ fn a_checkpoint_opens_with_the_log_key_and_the_quorum_of_witnesses() {
         Err(CheckpointError::TooFewCosignatures { found: 1, .. })
     ));
     cosigned.extend_from_slice(b.cosign(&note, 1_796_200_001).unwrap().as_bytes());
-    assert_eq!(
-        open_checkpoint(&cosigned, &log_key(), &keys, 2)
-            .unwrap()
-            .witnesses
-            .len(),
-        2
+    let both = open_checkpoint(&cosigned, &log_key(), &keys, 2).unwrap();
+    assert_eq!(both.witnesses.len(), 2);
+    // Each cosignature's second: made before the next second began.
+    let mut times = both.cosigned_at.clone();
+    times.sort_unstable();
+    assert_eq!(times, [1_796_200_000, 1_796_200_001]);
+    assert!(both.witnessed_before(1_796_200_001_000, 1));
+    assert!(!both.witnessed_before(1_796_200_000_999, 1));
+    assert!(!both.witnessed_before(1_796_200_001_999, 2));
+    assert!(both.witnessed_before(1_796_200_002_000, 2));
+    assert!(
+        !both.witnessed_before(u64::MAX, 0),
+        "no quorum proves nothing"
     );
     // A witness the page does not know counts for nothing.
     let stranger = witness(3);

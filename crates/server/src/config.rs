@@ -93,7 +93,7 @@ impl DealingConfig {
         DealingConfig {
             beacon_url,
             beacon_key,
-            lead: Duration::from_millis(1_000),
+            lead: Duration::from_millis(1_500),
             wait: Duration::from_millis(5_000),
             poll: Duration::from_millis(50),
             beacon_timeout: Duration::from_millis(2_000),

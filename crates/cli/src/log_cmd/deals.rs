@@ -4,11 +4,12 @@
 //! A sale off the rule, out of order, for another buyer, or from a round
 //! the beacon does not vouch for is a finding.
 
+use super::audit::LogAudit;
 use super::client::LogClient;
 use super::records::Record;
-use eldorado_api::beacon::BeaconRound;
-use eldorado_engine::deal::{BeaconKey, DealReplay, Dealt, BEACON_SIGNATURE_LEN};
-use eldorado_engine::transparency::{record_hash, LogEntry};
+use eldorado_api::beacon::{BeaconInfo, BeaconRound};
+use eldorado_engine::deal::{BeaconClock, BeaconKey, DealReplay, Dealt, BEACON_SIGNATURE_LEN};
+use eldorado_engine::transparency::{open_checkpoint, record_hash, LogEntry, LogKey, WitnessKey};
 use reqwest::StatusCode;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -110,4 +111,95 @@ pub fn check_deals(
     }
     counts.waiting = replay.waiting().count() as u64;
     (counts, findings)
+}
+
+/// The beacon's own schedule (`/info`), which must be the key's.
+pub fn schedule(beacon: &LogClient, key_hex: &str) -> Result<BeaconClock, String> {
+    let info: BeaconInfo = beacon.get_json("/info")?;
+    if !info.public_key.eq_ignore_ascii_case(key_hex.trim()) {
+        return Err(format!(
+            "the beacon serves the key {}, not {}",
+            info.public_key,
+            key_hex.trim()
+        ));
+    }
+    Ok(BeaconClock {
+        genesis_ms: info.genesis_time_ms,
+        period_ms: info.period_ms,
+    })
+}
+
+/// The log's witnesses as the audit trusts them.
+pub struct Witnessing<'a> {
+    pub log_key: &'a LogKey,
+    pub witnesses: &'a [WitnessKey],
+    pub quorum: usize,
+}
+
+/// Every purchase was on the record, cosigned by the quorum of witnesses,
+/// before its round was published: else its buyer (or the operator) could
+/// have known the round's value when the purchase was made. Checked once
+/// per round, on its last purchase (a witness cosigns in order, so the
+/// earlier ones were cosigned no later).
+pub fn check_timing(
+    server: &LogClient,
+    audit: &LogAudit,
+    witnessing: &Witnessing<'_>,
+    schedule: &BeaconClock,
+) -> Result<Vec<String>, String> {
+    let mut last_of_round = BTreeMap::<u64, u64>::new();
+    for (index, record) in audit.records().iter().enumerate() {
+        if let Ok(LogEntry::Purchase { purchase, .. }) = record {
+            last_of_round.insert(purchase.round, index as u64);
+        }
+    }
+    if last_of_round.is_empty() {
+        return Ok(Vec::new());
+    }
+    if witnessing.quorum == 0 {
+        return Ok(vec![format!(
+            "no witness vouches that the purchases of {} rounds were on the record before their rounds: the log has no quorum of witnesses",
+            last_of_round.len()
+        )]);
+    }
+    let mut findings = Vec::new();
+    for (round, index) in last_of_round {
+        let published = schedule.time_of(round);
+        let path = format!("/api/log/checkpoint/covering?index={index}");
+        let Some(note) = server.get_text_unless(&path, StatusCode::NOT_FOUND)? else {
+            findings.push(format!(
+                "record {index}: the purchase dealt by round {round} is in no checkpoint the witnesses cosigned"
+            ));
+            continue;
+        };
+        let checked = match open_checkpoint(
+            note.as_bytes(),
+            witnessing.log_key,
+            witnessing.witnesses,
+            witnessing.quorum,
+        ) {
+            Ok(checked) if checked.size > index => checked,
+            Ok(checked) => {
+                findings.push(format!(
+                    "GET {path}: a checkpoint of size {} does not hold record {index}",
+                    checked.size
+                ));
+                continue;
+            }
+            Err(e) => {
+                findings.push(format!("GET {path}: {e}"));
+                continue;
+            }
+        };
+        findings.extend(
+            audit.check_checkpoint(&format!("the checkpoint covering record {index}"), &checked),
+        );
+        if !checked.witnessed_before(published, witnessing.quorum) {
+            findings.push(format!(
+                "record {index}: the purchase dealt by round {round} (published at {published} ms) was first cosigned at {:?} s (checkpoint of size {}), not before the round",
+                checked.cosigned_at, checked.size
+            ));
+        }
+    }
+    Ok(findings)
 }

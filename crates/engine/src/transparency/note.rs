@@ -258,6 +258,23 @@ pub struct CheckedCheckpoint {
     pub root: Hash,
     /// The witnesses whose cosignatures verified, by name.
     pub witnesses: Vec<String>,
+    /// When each of them cosigned (Unix seconds, as it signed them), in
+    /// the order of `witnesses`.
+    pub cosigned_at: Vec<u64>,
+}
+
+impl CheckedCheckpoint {
+    /// At least `quorum` of its witnesses provably cosigned it before
+    /// `ms` (Unix milliseconds): a cosignature of second `t` was made
+    /// before `(t + 1) × 1000` ms.
+    pub fn witnessed_before(&self, ms: u64, quorum: usize) -> bool {
+        let early = self
+            .cosigned_at
+            .iter()
+            .filter(|&&t| t.saturating_add(1).saturating_mul(1000) <= ms)
+            .count();
+        quorum > 0 && early >= quorum
+    }
 }
 
 /// Opens a served checkpoint: the text is a checkpoint of `log`'s origin,
@@ -284,6 +301,7 @@ pub fn open_checkpoint(
         .verify(&log_only)
         .map_err(|_| CheckpointError::LogSignature)?;
     let mut cosigned = Vec::new();
+    let mut cosigned_at = Vec::new();
     if !witnesses.is_empty() {
         let list = VerifierList::new(
             witnesses
@@ -294,6 +312,14 @@ pub fn open_checkpoint(
         match parsed.verify(&list) {
             Ok((verified, _)) => {
                 cosigned = verified.iter().map(|s| s.name().to_owned()).collect();
+                cosigned_at = verified
+                    .iter()
+                    .map(|s| {
+                        s.signature()
+                            .first_chunk::<8>()
+                            .map_or(0, |t| u64::from_be_bytes(*t))
+                    })
+                    .collect();
             }
             Err(signed_note::NoteError::InvalidSignature { name, .. }) => {
                 return Err(CheckpointError::BadCosignature(name))
@@ -312,5 +338,6 @@ pub fn open_checkpoint(
         size: checkpoint.size(),
         root: Hash(checkpoint.hash().0),
         witnesses: cosigned,
+        cosigned_at,
     })
 }

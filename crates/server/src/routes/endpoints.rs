@@ -65,6 +65,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/health", public::health),
         Endpoint::get("/log/checkpoint", log::checkpoint),
         Endpoint::get("/log/checkpoint/latest", log::latest_checkpoint),
+        Endpoint::get("/log/checkpoint/covering", log::covering_checkpoint),
         Endpoint::get("/log/proof/inclusion", log::inclusion),
         Endpoint::get("/log/proof/consistency", log::consistency),
         Endpoint::get("/log/leaves", log::leaves),

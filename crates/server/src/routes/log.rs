@@ -64,6 +64,34 @@ pub async fn latest_checkpoint(State(state): State<AppState>) -> Result<Response
     Ok(note_response(served.note))
 }
 
+#[derive(Deserialize)]
+pub struct CoveringQuery {
+    index: Option<String>,
+}
+
+#[utoipa::path(get, path = "/api/log/checkpoint/covering", tag = "log",
+    params(("index" = u64, Query, description = "The record")),
+    responses(
+        (status = 200, content_type = "text/plain", body = String,
+         description = "The first checkpoint holding record `index` that at least the quorum of the witnesses cosigned, with their cosignatures: when its witnesses vouched for the record"),
+        (status = 400, description = "BAD_REQUEST: index missing or not a non-negative integer", body = ErrorBody),
+        (status = 404, description = "NOT_FOUND: no cosigned checkpoint holds the record yet", body = ErrorBody),
+    ))]
+pub async fn covering_checkpoint(
+    State(state): State<AppState>,
+    query: Result<Query<CoveringQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|_| ApiError::BadRequest("malformed query".to_owned()))?;
+    let index = number(query.index.as_deref(), "index")?;
+    let quorum = state.log.quorum();
+    let served = state
+        .blocking(move |s| Ok(s.store.log_checkpoint_covering(index, quorum)?))
+        .await?
+        .ok_or_else(|| ApiError::not_found("cosigned checkpoint holding the record"))?;
+    // Its cosignatures may still grow: not cached long.
+    Ok(note_response(served.note))
+}
+
 /// The size of the newest checkpoint: proofs and leaves go up to it.
 fn published_size(state: &AppState) -> Result<u64, ApiError> {
     Ok(state.store.log_checkpoint(0)?.map_or(0, |c| c.size))

@@ -544,6 +544,13 @@ pub trait Store: Send + Sync + 'static {
     ) -> StoreResult<Option<public_log::ServedCheckpoint>>;
     /// The log's note of the checkpoint of `size`, as signed.
     fn log_checkpoint_at(&self, size: u64) -> StoreResult<Option<String>>;
+    /// The first checkpoint holding record `index` (size above it) with at
+    /// least `min_cosignatures`, served with them.
+    fn log_checkpoint_covering(
+        &self,
+        index: u64,
+        min_cosignatures: u32,
+    ) -> StoreResult<Option<public_log::ServedCheckpoint>>;
     /// Keeps a witness's verified cosignature line of checkpoint `size`
     /// (the first one per witness and size).
     fn log_add_cosignature(

@@ -96,13 +96,36 @@ pub fn checkpoint<C: Conn + ?Sized>(
     conn: &mut C,
     min_cosignatures: u32,
 ) -> StoreResult<Option<ServedCheckpoint>> {
-    let Some((size, mut note)) = query_opt(
+    let found = query_opt(
         conn,
         &q::LOG_NEWEST_COSIGNED,
         &[min_cosignatures.into()],
         |r| Ok((r.u64(0, "log size")?, r.text(1)?)),
-    )?
-    else {
+    )?;
+    with_cosignatures(conn, found)
+}
+
+/// The first checkpoint above record `index` with at least
+/// `min_cosignatures`, with them.
+pub fn covering<C: Conn + ?Sized>(
+    conn: &mut C,
+    index: u64,
+    min_cosignatures: u32,
+) -> StoreResult<Option<ServedCheckpoint>> {
+    let found = query_opt(
+        conn,
+        &q::LOG_FIRST_COSIGNED_ABOVE,
+        &[int(index)?, min_cosignatures.into()],
+        |r| Ok((r.u64(0, "log size")?, r.text(1)?)),
+    )?;
+    with_cosignatures(conn, found)
+}
+
+fn with_cosignatures<C: Conn + ?Sized>(
+    conn: &mut C,
+    found: Option<(u64, String)>,
+) -> StoreResult<Option<ServedCheckpoint>> {
+    let Some((size, mut note)) = found else {
         return Ok(None);
     };
     for line in query(conn, &q::LOG_COSIGNATURES, &[int(size)?], |r| r.text(0))? {

@@ -475,6 +475,15 @@ impl<B: Backend> Store for SqlStore<B> {
             .snapshot(|c| super::public_log::checkpoint(c, min_cosignatures))
     }
 
+    fn log_checkpoint_covering(
+        &self,
+        index: u64,
+        min_cosignatures: u32,
+    ) -> StoreResult<Option<public_log::ServedCheckpoint>> {
+        self.backend
+            .snapshot(|c| super::public_log::covering(c, index, min_cosignatures))
+    }
+
     fn log_checkpoint_at(&self, size: u64) -> StoreResult<Option<String>> {
         self.backend
             .read(|c| super::public_log::checkpoint_at(c, size))

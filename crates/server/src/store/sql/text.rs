@@ -112,6 +112,9 @@ texts! {
     LOG_NEWEST_COSIGNED = "SELECT c.size, c.note FROM log_checkpoints c WHERE \
                            (SELECT COUNT(*) FROM log_cosignatures s WHERE s.size = c.size) >= $1 \
                            ORDER BY c.size DESC LIMIT 1";
+    LOG_FIRST_COSIGNED_ABOVE = "SELECT c.size, c.note FROM log_checkpoints c WHERE c.size > $1 \
+                                AND (SELECT COUNT(*) FROM log_cosignatures s \
+                                WHERE s.size = c.size) >= $2 ORDER BY c.size LIMIT 1";
     LOG_COSIGNATURES = "SELECT line FROM log_cosignatures WHERE size = $1 ORDER BY witness";
     INSERT_LOG_COSIGNATURE = "INSERT INTO log_cosignatures (size, witness, line, received_at_ms) \
                               VALUES ($1, $2, $3, $4) ON CONFLICT (size, witness) DO NOTHING";
