@@ -14,10 +14,33 @@ pub struct BeaconInfo {
     pub scheme_id: String,
     /// When round 1 is published, in milliseconds since the Unix epoch
     /// (drand's `genesis_time` is in seconds; this beacon's periods are
-    /// shorter than one).
-    pub genesis_time_ms: u64,
-    /// Milliseconds between two rounds.
-    pub period_ms: u64,
+    /// shorter than one). Absent from a drand relay's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub genesis_time_ms: Option<u64>,
+    /// Milliseconds between two rounds (absent from drand's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_ms: Option<u64>,
+    /// A drand relay's genesis, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub genesis_time: Option<u64>,
+    /// A drand relay's period, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<u64>,
+}
+
+impl BeaconInfo {
+    /// Genesis and period in milliseconds, from this beacon's fields or a
+    /// drand relay's; `None` without either pair or with a period of 0.
+    pub fn schedule_ms(&self) -> Option<(u64, u64)> {
+        let pair = match (self.genesis_time_ms, self.period_ms) {
+            (Some(genesis), Some(period)) => (genesis, period),
+            _ => (
+                self.genesis_time?.checked_mul(1000)?,
+                self.period?.checked_mul(1000)?,
+            ),
+        };
+        (pair.1 > 0).then_some(pair)
+    }
 }
 
 /// `GET /public/{round}`: one published round.
@@ -44,4 +67,23 @@ pub struct Dealing {
     /// A purchase is dealt by the first round published at least this many
     /// milliseconds after it.
     pub lead_ms: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drand_relay_and_this_beacon_both_give_their_schedule() {
+        // The League of Entropy's quicknet, as `GET /{chain}/info` answers.
+        let drand = r#"{"public_key":"83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a","period":3,"genesis_time":1692803367,"hash":"52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971","groupHash":"f477d5c89f21a17c863a7f937c6a6d15859414d2be09cd448d4279af331c5d3e","schemeID":"bls-unchained-g1-rfc9380","metadata":{"beaconID":"quicknet"}}"#;
+        let info: BeaconInfo = serde_json::from_str(drand).unwrap();
+        assert_eq!(info.schedule_ms(), Some((1_692_803_367_000, 3_000)));
+        let ours = r#"{"public_key":"ab","schemeID":"bls-unchained-g1-rfc9380","genesis_time_ms":0,"period_ms":500}"#;
+        let info: BeaconInfo = serde_json::from_str(ours).unwrap();
+        assert_eq!(info.schedule_ms(), Some((0, 500)));
+        let none = r#"{"public_key":"ab","schemeID":"bls-unchained-g1-rfc9380","period_ms":0,"genesis_time_ms":0}"#;
+        let info: BeaconInfo = serde_json::from_str(none).unwrap();
+        assert_eq!(info.schedule_ms(), None);
+    }
 }

@@ -80,10 +80,10 @@ fn rounds_verify_against_the_printed_key_and_the_future_is_not_served() {
         .unwrap();
     assert_eq!(info.public_key, beacon.key);
     assert_eq!(info.scheme_id, BEACON_SCHEME);
-    assert_eq!((info.genesis_time_ms, info.period_ms), (0, 250));
+    assert_eq!((info.genesis_time_ms, info.period_ms), (Some(0), Some(250)));
     let clock = BeaconClock {
-        genesis_ms: info.genesis_time_ms,
-        period_ms: info.period_ms,
+        genesis_ms: 0,
+        period_ms: 250,
     };
     let key = key_of(&info.public_key);
 

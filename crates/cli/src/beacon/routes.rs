@@ -33,8 +33,10 @@ async fn info(State(beacon): State<Arc<Beacon>>) -> Json<BeaconInfo> {
     Json(BeaconInfo {
         public_key: hex::encode(beacon.signer.public_key()),
         scheme_id: BEACON_SCHEME.to_owned(),
-        genesis_time_ms: beacon.clock.genesis_ms,
-        period_ms: beacon.clock.period_ms,
+        genesis_time_ms: Some(beacon.clock.genesis_ms),
+        period_ms: Some(beacon.clock.period_ms),
+        genesis_time: None,
+        period: None,
     })
 }
 

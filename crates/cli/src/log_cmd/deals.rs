@@ -123,9 +123,12 @@ pub fn schedule(beacon: &LogClient, key_hex: &str) -> Result<BeaconClock, String
             key_hex.trim()
         ));
     }
+    let (genesis_ms, period_ms) = info
+        .schedule_ms()
+        .ok_or("the beacon's /info gives no schedule")?;
     Ok(BeaconClock {
-        genesis_ms: info.genesis_time_ms,
-        period_ms: info.period_ms,
+        genesis_ms,
+        period_ms,
     })
 }
 

@@ -26,7 +26,7 @@ pub enum BeaconClientError {
     OtherKey { served: String },
     #[error("the beacon's scheme is {0:?}, not {BEACON_SCHEME}")]
     OtherScheme(String),
-    #[error("the beacon's period is 0")]
+    #[error("the beacon's /info gives no schedule (genesis and a period above 0)")]
     NoPeriod,
     #[error("the beacon served round {served} for round {asked}")]
     OtherRound { asked: u64, served: u64 },
@@ -70,15 +70,13 @@ impl BeaconClient {
                 served: info.public_key,
             });
         }
-        if info.period_ms == 0 {
-            return Err(BeaconClientError::NoPeriod);
-        }
+        let (genesis_ms, period_ms) = info.schedule_ms().ok_or(BeaconClientError::NoPeriod)?;
         Ok(BeaconClient {
             base,
             key,
             schedule: BeaconClock {
-                genesis_ms: info.genesis_time_ms,
-                period_ms: info.period_ms,
+                genesis_ms,
+                period_ms,
             },
             http,
             rounds: Mutex::new(BTreeMap::new()),
