@@ -2,8 +2,10 @@
 //! knows every ticket of the block lets a shill buy only when it expects a
 //! winner. Dealt in order (as sales are dealt today), the shill wins every
 //! ticket it buys; dealt by the rule from a beacon value drawn after the
-//! window's sales are fixed, its win rate is the block's. The server does
-//! not deal by the rule yet: this checks the rule itself.
+//! window's sales are fixed, its win rate is the block's, also when it
+//! grinds: tries many nonces per window and buys with the one the last
+//! published value would deal a winner. (The server's deals are this rule:
+//! `crates/server/tests/store_suite/suite/deal.rs` replays them.)
 
 use eldorado_engine::deal::{deal_one, deal_rank, UnsoldTree};
 use eldorado_engine::transparency::record_hash;
@@ -28,6 +30,14 @@ fn record(sale_number: u64) -> Hash {
     record_hash(&sale_number.to_be_bytes())
 }
 
+/// The record of the shill's purchase with its `nonce`: another nonce,
+/// another record hash.
+fn ground(sale_number: u64, nonce: u32) -> Hash {
+    let mut leaf = sale_number.to_be_bytes().to_vec();
+    leaf.extend_from_slice(&nonce.to_be_bytes());
+    record_hash(&leaf)
+}
+
 struct Tally {
     shill_bought: u32,
     shill_won: u32,
@@ -40,6 +50,13 @@ struct Tally {
 /// is the deal that the last published value would give; otherwise each
 /// sale takes the lowest unsold position, which the operator knows.
 fn attack(seed: u64, by_rule: bool) -> Tally {
+    attack_grinding(seed, by_rule, 1)
+}
+
+/// [`attack`], the shill trying `nonces` nonces per window (by the rule):
+/// it buys, with the first nonce whose deal from the last published value
+/// is a winner, when one is.
+fn attack_grinding(seed: u64, by_rule: bool, nonces: u32) -> Tally {
     let wins = block(seed);
     let mut tree = UnsoldTree::new(TICKETS).unwrap();
     // The beacon: values nobody sees before their window is closed.
@@ -51,13 +68,25 @@ fn attack(seed: u64, by_rule: bool) -> Tally {
     let mut sale_number = 0u64;
     let mut last_published = [0u8; 32];
     for _ in 0..WINDOWS {
-        let expected = if by_rule {
-            let rank = deal_rank(&last_published, &record(sale_number + 1), tree.unsold());
-            tree.select(rank)
-        } else {
-            tree.select(0)
-        };
-        let shill_buys = expected.is_some_and(|p| wins[p as usize]);
+        let mut shill_record = None;
+        for nonce in 0..nonces {
+            let candidate = if nonces == 1 {
+                record(sale_number + 1)
+            } else {
+                ground(sale_number + 1, nonce)
+            };
+            let expected = if by_rule {
+                let rank = deal_rank(&last_published, &candidate, tree.unsold());
+                tree.select(rank)
+            } else {
+                tree.select(0)
+            };
+            if expected.is_some_and(|p| wins[p as usize]) {
+                shill_record = Some(candidate);
+                break;
+            }
+        }
+        let shill_buys = shill_record.is_some();
         // The window's sales, in log order: the shill's first, if any.
         let shill = std::iter::repeat_n(true, usize::from(shill_buys));
         let victims = std::iter::repeat_n(false, VICTIMS_PER_WINDOW as usize);
@@ -65,8 +94,12 @@ fn attack(seed: u64, by_rule: bool) -> Tally {
         beacon.fill_bytes(&mut randomness);
         for is_shill in shill.chain(victims) {
             sale_number += 1;
+            let sale_record = match shill_record.filter(|_| is_shill) {
+                Some(ground) => ground,
+                None => record(sale_number),
+            };
             let position = if by_rule {
-                let (proof, _) = deal_one(&mut tree, &randomness, &record(sale_number)).unwrap();
+                let (proof, _) = deal_one(&mut tree, &randomness, &sale_record).unwrap();
                 proof.position
             } else {
                 let position = tree.select(0).unwrap();
@@ -97,15 +130,29 @@ fn dealt_in_order_the_shill_wins_every_ticket() {
 #[test]
 fn dealt_by_the_rule_the_shill_wins_at_the_blocks_rate() {
     for seed in [7, 8, 9] {
-        let tally = attack(seed, true);
-        let n = f64::from(tally.shill_bought);
-        assert!(n > 1_000.0, "seed {seed}: {n} tickets");
-        let p = WINNERS as f64 / f64::from(TICKETS);
-        let rate = f64::from(tally.shill_won) / n;
-        let sd = (p * (1.0 - p) / n).sqrt();
-        assert!(
-            (rate - p).abs() < 5.0 * sd,
-            "seed {seed}: the shill won {rate:.4} of {n} tickets, the block {p:.4} (sd {sd:.4})"
-        );
+        assert_at_the_blocks_rate(seed, attack(seed, true));
     }
+}
+
+/// The same threshold; the grinding shill tries 64 nonces a window, so it
+/// buys in nearly every window.
+#[test]
+fn a_grinding_shill_wins_at_the_blocks_rate_too() {
+    for seed in [10, 11] {
+        let tally = attack_grinding(seed, true, 64);
+        assert!(tally.shill_bought > 9_000, "{}", tally.shill_bought);
+        assert_at_the_blocks_rate(seed, tally);
+    }
+}
+
+fn assert_at_the_blocks_rate(seed: u64, tally: Tally) {
+    let n = f64::from(tally.shill_bought);
+    assert!(n > 1_000.0, "seed {seed}: {n} tickets");
+    let p = WINNERS as f64 / f64::from(TICKETS);
+    let rate = f64::from(tally.shill_won) / n;
+    let sd = (p * (1.0 - p) / n).sqrt();
+    assert!(
+        (rate - p).abs() < 5.0 * sd,
+        "seed {seed}: the shill won {rate:.4} of {n} tickets, the block {p:.4} (sd {sd:.4})"
+    );
 }
