@@ -49,6 +49,9 @@ pub trait Backend {
     /// `GET /api/log/checkpoint`: the newest checkpoint cosigned by the
     /// server's quorum of witnesses, as the signed note's text.
     fn checkpoint(&self) -> Reply<String>;
+    /// `GET /api/log/checkpoint/covering?index=I`: the first checkpoint
+    /// holding record `I` that the quorum cosigned.
+    fn covering_checkpoint(&self, index: u64) -> Reply<String>;
     /// `GET /api/log/proof/inclusion?index=I&size=N`.
     fn inclusion_proof(&self, index: u64, size: u64) -> Reply<InclusionProof>;
     /// `GET /api/log/proof/consistency?from=M&size=N`.
@@ -242,6 +245,12 @@ impl Backend for HttpBackend {
     }
     fn checkpoint(&self) -> Reply<String> {
         self.text("/api/log/checkpoint", None)
+    }
+    fn covering_checkpoint(&self, index: u64) -> Reply<String> {
+        self.text(
+            &around("/api/log/checkpoint/covering?index=", index, ""),
+            None,
+        )
     }
     fn inclusion_proof(&self, index: u64, size: u64) -> Reply<InclusionProof> {
         let path = around("/api/log/proof/inclusion?index=", index, "&size=");

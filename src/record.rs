@@ -248,6 +248,9 @@ pub enum RecordProblem {
     BadCheckpoint,
     /// The log showed this browser two histories.
     Fork(Fork),
+    /// The ticket's purchase was not cosigned by the witnesses before the
+    /// beacon round that dealt it (docs/PROTOCOL.md §10).
+    DealtEarly,
 }
 
 /// Where a sale shown stands on the public record.

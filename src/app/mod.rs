@@ -76,6 +76,8 @@ struct Inner {
     operator: Cell<Option<OperatorKey>>,
     /// The beacon key deals are checked with (`beacon_pin`).
     beacon: Cell<Option<[u8; eldorado_engine::deal::BEACON_KEY_LEN]>>,
+    /// When the beacon publishes each round (`/api/config` `.dealing`).
+    beacon_schedule: Cell<Option<eldorado_engine::deal::BeaconClock>>,
     player: RefCell<Option<Player>>,
     /// Every block commitment seen from the server, per block id.
     book: RefCell<CommitmentBook>,
@@ -165,6 +167,7 @@ impl App {
             token: RefCell::new(None),
             operator: Cell::new(None),
             beacon: Cell::new(None),
+            beacon_schedule: Cell::new(None),
             player: RefCell::new(None),
             book: RefCell::new(CommitmentBook::default()),
             record_trust: RefCell::new(None),

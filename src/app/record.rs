@@ -15,7 +15,10 @@ use crate::record::{
     RECORD_POLL_MS,
 };
 use crate::verification::Rejection;
-use eldorado_engine::transparency::{open_checkpoint, CheckedCheckpoint, LogEntry, LogKey};
+use eldorado_engine::deal::BeaconClock;
+use eldorado_engine::transparency::{
+    open_checkpoint, verify_consistency, CheckedCheckpoint, LogEntry, LogKey,
+};
 use eldorado_engine::Money;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::JsCast;
@@ -235,13 +238,27 @@ impl Inner {
         ) else {
             return;
         };
+        let schedule = this.beacon_schedule.get();
         let backend = this.backend.clone();
         let weak = Rc::downgrade(this);
         spawn_local(async move {
             let sale_id = response.sale_id();
-            let problem = prove_sale(backend.as_ref(), &trust, &token, &response)
+            let mut problem = prove_sale(backend.as_ref(), &trust, &token, &response)
                 .await
                 .err();
+            if let (None, Some(schedule)) = (problem, schedule) {
+                let deadline = now() + RECORD_DEADLINE_MS;
+                problem = loop {
+                    match prove_bought_in_time(backend.as_ref(), &trust, &schedule, &response).await
+                    {
+                        Ok(()) => break None,
+                        Err(RecordProblem::Missing) if now() <= deadline => {
+                            sleep(RECORD_POLL_MS).await
+                        }
+                        Err(problem) => break Some(problem),
+                    }
+                };
+            }
             if let Some(inner) = weak.upgrade() {
                 let commands = inner.game.borrow_mut().record_checked(sale_id, problem);
                 Inner::run(&inner, commands);
@@ -279,5 +296,71 @@ async fn prove_sale(
             Err(problem) if is_final(problem) || now() > deadline => return Err(problem),
             Err(_) => sleep(RECORD_POLL_MS).await,
         }
+    }
+}
+
+/// A sale dealt by the beacon: its purchase is in the first checkpoint
+/// that the witnesses cosigned holding it, that checkpoint is a prefix of
+/// the one kept, and the quorum cosigned it before the round that dealt
+/// it was published (docs/PROTOCOL.md §10). Run once the sale itself is
+/// proved on the record, so the kept checkpoint holds the purchase.
+async fn prove_bought_in_time(
+    backend: &dyn Backend,
+    trust: &RecordTrust,
+    schedule: &BeaconClock,
+    response: &SaleResponse,
+) -> Result<(), RecordProblem> {
+    let Some(deal) = &response.deal else {
+        // The deal's check refused this sale before it was shown.
+        return Err(RecordProblem::DealtEarly);
+    };
+    let leaf = hex::decode(&deal.purchase).map_err(|_| RecordProblem::BadProof)?;
+    let Ok(LogEntry::Purchase { purchase, .. }) = LogEntry::parse(&leaf) else {
+        return Err(RecordProblem::BadProof);
+    };
+    let index = deal.purchase_log_index;
+    let note = backend
+        .covering_checkpoint(index)
+        .await
+        .map_err(|_| RecordProblem::Missing)?;
+    let covering = open_checkpoint(note.as_bytes(), &trust.log, &trust.witnesses, trust.quorum)
+        .map_err(|_| RecordProblem::BadCheckpoint)?;
+    if covering.size <= index {
+        return Err(RecordProblem::BadCheckpoint);
+    }
+    let proof = backend
+        .inclusion_proof(index, covering.size)
+        .await
+        .map_err(|_| RecordProblem::Missing)?;
+    if !included(&leaf, index, &covering, &proof) {
+        return Err(RecordProblem::BadProof);
+    }
+    // The covering checkpoint is older than the one kept: the log may not
+    // show it an older tree that the kept one does not extend.
+    let kept = cosigned_checkpoint(backend, trust).await?;
+    if covering.size > kept.size {
+        return Err(RecordProblem::Missing);
+    }
+    let consistency = backend
+        .consistency_proof(covering.size, kept.size)
+        .await
+        .map_err(|_| RecordProblem::Missing)?;
+    let consistent = consistency.from == covering.size
+        && consistency.size == kept.size
+        && verify_consistency(
+            covering.size,
+            &covering.root,
+            kept.size,
+            &kept.root,
+            &consistency.hashes,
+        )
+        .is_ok();
+    if !consistent {
+        return Err(RecordProblem::Fork(Fork::BadProof));
+    }
+    if covering.witnessed_before(schedule.time_of(purchase.round), trust.quorum) {
+        Ok(())
+    } else {
+        Err(RecordProblem::DealtEarly)
     }
 }

@@ -113,6 +113,12 @@ impl Inner {
             return self.stop(self.lang.texts().beacon_problem, "BEACON");
         };
         self.beacon.set(beacon);
+        self.beacon_schedule.set(config.dealing.as_ref().map(|d| {
+            eldorado_engine::deal::BeaconClock {
+                genesis_ms: d.genesis_time_ms,
+                period_ms: d.period_ms,
+            }
+        }));
         let t = self.lang.texts();
         set_text(
             &self.ui.badge_key,

@@ -32,6 +32,12 @@ impl Lang {
     /// A record not proved on the public record: a block's commitment
     /// before buying (nothing bought), or the sale shown.
     pub fn off_record(self, sale: bool, problem: RecordProblem) -> &'static str {
+        if problem == RecordProblem::DealtEarly {
+            return match self {
+                Lang::Fr => "Ce ticket a échoué à la vérification « achat inscrit au registre public avant son tirage » : les témoins ne l'ont pas cosigné avant que la balise publie le tirage qui l'a attribué. Signalez-le à l'opérateur du jeu.",
+                Lang::En => "This ticket failed the check \"bought on the public record before its draw\": the witnesses did not cosign its purchase before the beacon published the draw that dealt it. Please report it to the game operator.",
+            };
+        }
         let fork = matches!(problem, RecordProblem::Fork(_));
         match (self, fork, sale) {
             (Lang::Fr, true, _) => "Le registre public que montre le serveur contredit celui que ce navigateur a déjà vérifié (fourche ou retour en arrière) : il n'est plus cru, aucun achat n'est possible. Signalez-le à l'opérateur du jeu.",

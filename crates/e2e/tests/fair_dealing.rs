@@ -1,8 +1,10 @@
 //! Fair dealing seen by the page (issue 22), end to end: the real server
 //! dealing every sale from the real `eldorado beacon`, the real page in
-//! Chromium. A genuine deal is verified and shown; a deal whose beacon
-//! value is forged (another round's genuine signature) or whose evidence is
-//! missing is refused before a single symbol is drawn.
+//! Chromium. A genuine deal is verified and shown, and « on the record »
+//! once its sale is proved there and its purchase proved cosigned before
+//! its round; a deal whose beacon value is forged (another round's genuine
+//! signature) or whose evidence is missing is refused before a single
+//! symbol is drawn.
 //!
 //! Run with scripts/e2e.sh (it builds the server and the wasm bundle).
 
@@ -62,8 +64,10 @@ async fn dealing_server(tag: &str, beacon_url: &str, key: &str) -> Server {
         beacon_url.to_owned(),
         "--beacon-key".to_owned(),
         key.to_owned(),
+        // Time for the witness (cosignatures dated to the second) to vouch
+        // for each purchase before its round: the page checks it.
         "--deal-lead-ms".to_owned(),
-        "300".to_owned(),
+        "2000".to_owned(),
     ];
     Server::start_with(tag, |_| flags.clone(), &[]).await
 }
