@@ -3,6 +3,9 @@
 # Usage: bench/run-server-bench.sh [DURATION=30s] [CONNECTIONS=64] [THREADS=2]
 # SERVE_ARGS adds flags to `eldorado serve` (e.g. SERVE_ARGS="--checkpoint-interval-ms 3600000"
 # leaves the public log's sequencer idle during the run, to compare).
+# BENCH_BEACON=1 deals every sale from a local `eldorado beacon` (500 ms
+# rounds; with a witness, BENCH_WITNESS=1, as in production): each request
+# then waits for its round.
 # Needs wrk. Builds the release binary, starts `eldorado serve` on a fresh
 # data directory, creates demo players with a large balance via the
 # operator API, then runs wrk with bench/play.lua.
@@ -33,10 +36,24 @@ if [ "${BENCH_WITNESS:-0}" = 1 ]; then
   done
   WITNESS_ARGS=(--witness "$VKEY")
 fi
+BEACON_ARGS=()
+if [ "${BENCH_BEACON:-0}" = 1 ]; then
+  BEACON_ADDR=127.0.0.1:${BENCH_BEACON_PORT:-18090}
+  "$BIN" beacon --key-file "$DATA/beacon.key" --period-ms 500 --listen "$BEACON_ADDR" \
+    > "$DATA/beacon.log" 2>&1 &
+  BEACON=$!
+  for _ in $(seq 1 100); do
+    grep -q '^beacon listening on' "$DATA/beacon.log" && break
+    sleep 0.1
+  done
+  BEACON_KEY=$(sed -n 's/^beacon key: //p' "$DATA/beacon.log")
+  BEACON_ARGS=(--beacon "http://$BEACON_ADDR" --beacon-key "$BEACON_KEY")
+fi
 # shellcheck disable=SC2086 # SERVE_ARGS is a list of flags
-"$BIN" serve --addr "$ADDR" --data "$DATA" --sales-per-second 1000000 ${SERVE_ARGS:-} "${WITNESS_ARGS[@]}" > "$DATA/server.log" 2>&1 &
+"$BIN" serve --addr "$ADDR" --data "$DATA" --sales-per-second 1000000 ${SERVE_ARGS:-} \
+  "${WITNESS_ARGS[@]}" "${BEACON_ARGS[@]}" > "$DATA/server.log" 2>&1 &
 SERVER=$!
-trap 'kill $SERVER ${WITNESS:-} 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+trap 'kill $SERVER ${WITNESS:-} ${BEACON:-} 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 600); do
   curl -sf "http://$ADDR/api/config" > /dev/null && break
   sleep 0.5

@@ -64,8 +64,9 @@ pub struct Dealing {
     pub public_key: String,
     pub genesis_time_ms: u64,
     pub period_ms: u64,
-    /// A purchase is dealt by the first round published at least this many
-    /// milliseconds after it.
+    /// What the server allows its witnesses to cosign a purchase: it is
+    /// dealt by the first round published after the second that this many
+    /// milliseconds after the purchase falls in.
     pub lead_ms: u64,
 }
 

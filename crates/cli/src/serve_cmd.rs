@@ -198,11 +198,12 @@ pub struct ServeArgs {
     /// prints it): rounds under any other key are refused.
     #[arg(long, value_name = "HEX", requires = "beacon", value_parser = parse_beacon_key)]
     beacon_key: Option<BeaconKeyArg>,
-    /// A purchase is dealt by the first beacon round published at least
-    /// this many milliseconds after it, so that it is on the public record,
-    /// cosigned by the witnesses, before its round exists. Cosignatures are
-    /// dated to the second: give more than 1,000 plus the witnesses' delay.
-    #[arg(long, default_value_t = 1_500, requires = "beacon")]
+    /// How long the witnesses take to cosign a purchase (the log's pass
+    /// and their poll): a purchase is dealt by the first beacon round
+    /// published after the second during which they will have cosigned it
+    /// (cosignatures are dated to the second), so that it is provably on
+    /// the record before its round exists.
+    #[arg(long, default_value_t = 500, requires = "beacon")]
     deal_lead_ms: u64,
     /// How long a sale request waits for its deal before answering
     /// DEAL_PENDING (the ticket is bought; the same key answers the sale).

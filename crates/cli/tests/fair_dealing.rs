@@ -111,12 +111,12 @@ fn witness(dir: &Path, server: SocketAddr) -> Process {
     Process(child)
 }
 
-/// A purchase names a round 2 s ahead: time for the witness, whose
-/// cosignatures are dated to the second, to vouch for it before.
+/// The witness polls every 100 ms: 600 ms covers its cosignature, and a
+/// purchase names the first round after the second that follows.
 fn serve(data: &Path, addr: SocketAddr, beacon: SocketAddr, key: &str) -> Process {
     let child = serve_command(data, addr)
         .args(["--beacon", &format!("http://{beacon}"), "--beacon-key", key])
-        .args(["--deal-lead-ms", "2000", "--deal-wait-ms", "4000"])
+        .args(["--deal-lead-ms", "600", "--deal-wait-ms", "4000"])
         .args(["--witness", &witness_vkey()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -64,10 +64,11 @@ async fn dealing_server(tag: &str, beacon_url: &str, key: &str) -> Server {
         beacon_url.to_owned(),
         "--beacon-key".to_owned(),
         key.to_owned(),
-        // Time for the witness (cosignatures dated to the second) to vouch
-        // for each purchase before its round: the page checks it.
+        // Time for the witness (polling every 100 ms) to cosign each
+        // purchase; its round comes after the following second: the page
+        // checks the cosignature is older than the round.
         "--deal-lead-ms".to_owned(),
-        "2000".to_owned(),
+        "600".to_owned(),
     ];
     Server::start_with(tag, |_| flags.clone(), &[]).await
 }

@@ -74,9 +74,9 @@ pub struct DealingConfig {
     pub beacon_url: String,
     /// The beacon's public key the operator pins (96 bytes, G2 compressed).
     pub beacon_key: [u8; eldorado_engine::deal::BEACON_KEY_LEN],
-    /// A purchase is dealt by the first round published at least this long
-    /// after it (`--deal-lead-ms`): time for it to be on the public record
-    /// before its round exists.
+    /// How long the witnesses take to cosign a purchase (`--deal-lead-ms`):
+    /// it is dealt by the first round published after the second during
+    /// which they will have (`Dealer::round_for`).
     pub lead: Duration,
     /// How long `POST /api/sales` waits for the deal before answering
     /// `DEAL_PENDING` (`--deal-wait-ms`).
@@ -93,7 +93,7 @@ impl DealingConfig {
         DealingConfig {
             beacon_url,
             beacon_key,
-            lead: Duration::from_millis(1_500),
+            lead: Duration::from_millis(500),
             wait: Duration::from_millis(5_000),
             poll: Duration::from_millis(50),
             beacon_timeout: Duration::from_millis(2_000),

@@ -1,6 +1,7 @@
 //! Fair dealing on the server (docs/PROTOCOL.md §10). With `--beacon`, the
 //! sale desk records purchases that name the first beacon round published
-//! at least `--deal-lead-ms` after them; the sequencer logs them; the
+//! after the second during which the witnesses will have cosigned them
+//! (`--deal-lead-ms` after the purchase); the sequencer logs them; the
 //! dealer, every `--deal-poll-ms`, fetches the rounds that logged
 //! purchases wait for once they are out, verifies them against the pinned
 //! key, and deals (`store::deal`) in one transaction. Several servers on
@@ -72,9 +73,13 @@ impl Dealer {
     }
 
     /// The round that deals a purchase made at `now_ms`: the first one
-    /// published at least the lead after it.
+    /// published once the second during which the witnesses will have
+    /// cosigned it (by `now_ms` + the lead) is over. Cosignatures are dated
+    /// to the second: a cosignature of second `t` proves the purchase
+    /// older than `(t + 1) × 1000` ms, and no sooner.
     pub fn round_for(&self, now_ms: u64) -> u64 {
-        let at = now_ms.saturating_add(self.lead_ms);
+        let cosigned_by = now_ms.saturating_add(self.lead_ms);
+        let at = (cosigned_by / 1000).saturating_add(1).saturating_mul(1000);
         let schedule = self.beacon.schedule();
         let round = schedule.round_at(at);
         if round >= 1 && schedule.time_of(round) >= at {
