@@ -9,6 +9,7 @@ mod test_database;
 mod client;
 mod concurrent_sales;
 mod failover;
+mod fair_dealing;
 mod killed_server;
 mod servers;
 

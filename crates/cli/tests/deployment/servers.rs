@@ -58,13 +58,27 @@ pub struct Deployment {
 impl Deployment {
     /// `count` servers on one fresh database, or `None` without PostgreSQL.
     pub fn start(count: usize) -> Option<Deployment> {
+        Deployment::start_with(count, &[])
+    }
+
+    /// [`Deployment::start`], each server also given `flags`.
+    pub fn start_with(count: usize, flags: &[String]) -> Option<Deployment> {
         let database = TestDatabase::create()?;
         let url = database.url.clone();
-        Some(Deployment::on(count, url, Some(database)))
+        Some(Deployment::on_with(count, url, Some(database), flags))
     }
 
     /// `count` servers on the database at `url`.
     pub fn on(count: usize, url: String, database: Option<TestDatabase>) -> Deployment {
+        Deployment::on_with(count, url, database, &[])
+    }
+
+    fn on_with(
+        count: usize,
+        url: String,
+        database: Option<TestDatabase>,
+        flags: &[String],
+    ) -> Deployment {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let servers = (0..count)
             .map(|i| {
@@ -85,6 +99,7 @@ impl Deployment {
                     // per-address limits, which are not what is tested.
                     .args(["--demo-players-per-minute", "100000"])
                     .args(["--sales-per-second", "100000"])
+                    .args(flags)
                     .env("ELDORADO_OPERATOR_API_KEY", API_KEY)
                     .env("RUST_LOG", "warn")
                     .stdout(Stdio::null())
