@@ -86,7 +86,7 @@ impl Drop for Server {
     }
 }
 
-fn start(data: &Path, addr: SocketAddr) -> Server {
+fn start(data: &Path, addr: SocketAddr, flags: &[String]) -> Server {
     let child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
         .args(["serve", "--addr", &addr.to_string(), "--data"])
         .arg(data)
@@ -94,6 +94,7 @@ fn start(data: &Path, addr: SocketAddr) -> Server {
         .arg(data)
         // Every player here shares one address.
         .args(["--sales-per-second", "1000000"])
+        .args(flags)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -131,9 +132,92 @@ fn stored_sales(addr: SocketAddr, token: &str) -> Vec<Value> {
 #[test]
 fn acknowledged_sales_survive_sigkill_byte_for_byte() {
     let dir = tempfile::tempdir().unwrap();
+    crash_loop(dir.path(), KILLS, SALES_PER_ROUND, &[]);
+}
+
+/// The same with every sale dealt by a beacon (issue 22): a kill may fall
+/// between a purchase and its deal. Each request left unanswered by a kill
+/// is sent again with its key after the last restart, as a client would:
+/// then every purchase is dealt, and money reconciles to the cent.
+#[test]
+fn purchases_survive_sigkill_and_are_dealt_to_the_cent() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut beacon = Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .args(["beacon", "--key-file"])
+        .arg(dir.path().join("beacon.key"))
+        .args(["--period-ms", "200", "--listen", "127.0.0.1:0"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the beacon starts");
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(beacon.stdout.take().unwrap()));
+    let key = lines.next().unwrap().unwrap()["beacon key: ".len()..].to_owned();
+    let url = lines.next().unwrap().unwrap()["beacon listening on ".len()..].to_owned();
+    let beacon = Server(beacon);
+    let witness_key = dir.path().join("witness.key");
+    std::fs::write(&witness_key, hex::encode([0x31; 32])).unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(
+        &witness_key,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let vkey = eldorado_engine::transparency::Cosigner::new(
+        "witness.test",
+        eldorado_engine::commit::signing_key_from_secret([0x31; 32]),
+    )
+    .unwrap()
+    .witness_key()
+    .vkey();
+    let flags: Vec<String> = [
+        "--beacon",
+        &url,
+        "--beacon-key",
+        &key,
+        "--deal-lead-ms",
+        "600",
+        "--witness",
+        &vkey,
+        "--checkpoint-interval-ms",
+        "100",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
     let addr = free_port();
-    let mut server = start(dir.path(), addr);
-    let key = std::fs::read_to_string(dir.path().join("operator-api.key")).unwrap();
+    let witness = Server(
+        Command::new(env!("CARGO_BIN_EXE_eldorado"))
+            .args(["witness", "--log", &format!("http://{addr}"), "--key-file"])
+            .arg(&witness_key)
+            .arg("--state")
+            .arg(dir.path().join("witness-state"))
+            .args(["--name", "witness.test", "--poll-ms", "100"])
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the witness starts"),
+    );
+    crash_loop_at(&data, addr, 4, 12, &flags);
+    witness.kill();
+    beacon.kill();
+}
+
+fn crash_loop(dir: &Path, kills: usize, sales_per_round: u64, flags: &[String]) {
+    crash_loop_at(dir, free_port(), kills, sales_per_round, flags);
+}
+
+fn crash_loop_at(
+    dir: &Path,
+    addr: SocketAddr,
+    kills: usize,
+    sales_per_round: u64,
+    flags: &[String],
+) {
+    let mut server = start(dir, addr, flags);
+    let key = std::fs::read_to_string(dir.join("operator-api.key")).unwrap();
     let key = key.trim().to_owned();
     let mut tokens = Vec::new();
     for p in 0..PLAYERS {
@@ -151,8 +235,8 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
 
     // Sale id -> the signed sale as first acknowledged.
     let mut acknowledged: HashMap<u64, Value> = HashMap::new();
-    let mut unanswered = 0u64;
-    for round in 0..KILLS {
+    let mut unanswered = Vec::new();
+    for round in 0..kills {
         let acks = Arc::new(AtomicU64::new(0));
         let workers: Vec<_> = tokens
             .iter()
@@ -162,7 +246,7 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
                 let acks = Arc::clone(&acks);
                 std::thread::spawn(move || {
                     let mut mine = Vec::new();
-                    let mut lost = 0u64;
+                    let mut lost = Vec::new();
                     for i in 0.. {
                         let stake = [50, 100, 200][(p + i) % 3];
                         let body = format!(
@@ -177,7 +261,7 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
                             // The server died under this request: its
                             // outcome is unknown, so it is not counted.
                             Err(_) => {
-                                lost += 1;
+                                lost.push((p, body));
                                 break;
                             }
                         }
@@ -187,7 +271,7 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
             })
             .collect();
         let started = Instant::now();
-        while acks.load(Ordering::SeqCst) < SALES_PER_ROUND {
+        while acks.load(Ordering::SeqCst) < sales_per_round {
             assert!(
                 started.elapsed() < ROUND_LIMIT,
                 "sales stalled in round {round}"
@@ -197,7 +281,7 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
         server.kill();
         for worker in workers {
             let (mine, lost) = worker.join().unwrap();
-            unanswered += lost;
+            unanswered.extend(lost);
             for sale in mine {
                 let id = sale["sale_id"].as_u64().unwrap();
                 assert!(
@@ -206,7 +290,27 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
                 );
             }
         }
-        server = start(dir.path(), addr);
+        server = start(dir, addr, flags);
+    }
+    // A request the kill left unanswered, sent again with its key: the
+    // sale it made, if it made one, or a new one (each counted once).
+    for (p, body) in &unanswered {
+        let started = Instant::now();
+        let sale = loop {
+            match http(addr, "POST", "/api/sales", Some(&tokens[*p]), body) {
+                Ok((200, reply)) => break reply["sale"].clone(),
+                Ok((503, _)) | Err(_) => {
+                    assert!(started.elapsed() < ROUND_LIMIT, "{body} never answered");
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Ok((status, reply)) => panic!("sale refused: {status} {reply}"),
+            }
+        };
+        let id = sale["sale_id"].as_u64().unwrap();
+        assert!(
+            acknowledged.insert(id, sale).is_none(),
+            "sale id {id} given twice"
+        );
     }
 
     // Everything acknowledged is there, byte for byte.
@@ -249,19 +353,45 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
         .env("NO_COLOR", "1")
         .output()
         .expect("the audit runs");
-    assert!(
-        audit.status.success(),
-        "log audit after the kills: {}{}",
+    let report = format!(
+        "{}{}",
         String::from_utf8_lossy(&audit.stdout),
         String::from_utf8_lossy(&audit.stderr)
     );
+    // A purchase committed just before a kill is logged, and cosigned, only
+    // after the restart, later than the round it named: the audit cannot
+    // tell that from an operator who held a purchase back, and says so. It
+    // is still dealt by its round, by the rule. Any other finding fails.
+    let findings: Vec<&str> = report
+        .lines()
+        .filter(|l| l.starts_with("FINDING:"))
+        .collect();
+    let late = findings
+        .iter()
+        .filter(|l| l.contains("not before the round"))
+        .count();
+    assert_eq!(findings.len(), late, "log audit after the kills: {report}");
+    assert!(
+        late == 0 || flags.iter().any(|f| f == "--beacon"),
+        "{report}"
+    );
+    assert!(
+        late <= unanswered.len(),
+        "more late purchases than requests a kill cut: {report}"
+    );
     server.kill();
     println!(
-        "crash test: {KILLS} SIGKILL restarts, {} acknowledged sales, {stored} stored, \
-         {logged} on the public record, {unanswered} unanswered at a kill, money delta {delta} cents",
-        acknowledged.len()
+        "crash test: {kills} SIGKILL restarts, {} acknowledged sales, {stored} stored, \
+         {logged} on the public record, {} unanswered at a kill (sent again), \
+         {late} purchases cosigned after their round, money delta {delta} cents",
+        acknowledged.len(),
+        unanswered.len()
     );
-    assert!(stored >= acknowledged.len());
+    assert_eq!(
+        stored,
+        acknowledged.len(),
+        "every sale stored was acknowledged"
+    );
     assert_eq!(
         delta, 0,
         "balances + stakes - prizes must equal the credits"
