@@ -18,6 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+#[path = "support/mod.rs"]
+mod support;
+
 const KILLS: usize = 10;
 const PLAYERS: usize = 6;
 const CREDIT_CENTS: u64 = 1_000_000;
@@ -142,34 +145,9 @@ fn acknowledged_sales_survive_sigkill_byte_for_byte() {
 #[test]
 fn purchases_survive_sigkill_and_are_dealt_to_the_cent() {
     let dir = tempfile::tempdir().unwrap();
-    let mut beacon = Command::new(env!("CARGO_BIN_EXE_eldorado"))
-        .args(["beacon", "--key-file"])
-        .arg(dir.path().join("beacon.key"))
-        .args(["--period-ms", "200", "--listen", "127.0.0.1:0"])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the beacon starts");
-    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(beacon.stdout.take().unwrap()));
-    let key = lines.next().unwrap().unwrap()["beacon key: ".len()..].to_owned();
-    let url = lines.next().unwrap().unwrap()["beacon listening on ".len()..].to_owned();
-    let beacon = Server(beacon);
-    let witness_key = dir.path().join("witness.key");
-    std::fs::write(&witness_key, hex::encode([0x31; 32])).unwrap();
-    #[cfg(unix)]
-    std::fs::set_permissions(
-        &witness_key,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
-    let vkey = eldorado_engine::transparency::Cosigner::new(
-        "witness.test",
-        eldorado_engine::commit::signing_key_from_secret([0x31; 32]),
-    )
-    .unwrap()
-    .witness_key()
-    .vkey();
+    let (beacon, url, key) =
+        support::dealing::beacon(&dir.path().join("beacon.key"), "127.0.0.1:0");
+    let vkey = support::dealing::witness_vkey([0x31; 32]);
     let flags: Vec<String> = [
         "--beacon",
         &url,
@@ -187,22 +165,9 @@ fn purchases_survive_sigkill_and_are_dealt_to_the_cent() {
     let data = dir.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
     let addr = free_port();
-    let witness = Server(
-        Command::new(env!("CARGO_BIN_EXE_eldorado"))
-            .args(["witness", "--log", &format!("http://{addr}"), "--key-file"])
-            .arg(&witness_key)
-            .arg("--state")
-            .arg(dir.path().join("witness-state"))
-            .args(["--name", "witness.test", "--poll-ms", "100"])
-            .env("RUST_LOG", "error")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the witness starts"),
-    );
+    let witness = support::dealing::witness(dir.path(), &format!("http://{addr}"), [0x31; 32]);
     crash_loop_at(&data, addr, 4, 12, &flags);
-    witness.kill();
-    beacon.kill();
+    drop((witness, beacon));
 }
 
 fn crash_loop(dir: &Path, kills: usize, sales_per_round: u64, flags: &[String]) {

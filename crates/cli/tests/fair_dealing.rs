@@ -6,55 +6,36 @@
 //! after its restart, to the cent.
 
 use eldorado_api::SaleResponse;
-use eldorado_engine::commit::signing_key_from_secret;
 use eldorado_engine::deal::{verify_evidence, BeaconKey, EvidenceError};
-use eldorado_engine::transparency::Cosigner;
 use eldorado_engine::{Hash, PublicKeyBytes};
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+use support::dealing::{witness, witness_vkey, Killed as Process};
+
+#[path = "support/mod.rs"]
+mod support;
+
+/// The witness's key, known to the test as to the operator who pins it.
+const WITNESS_SECRET: [u8; 32] = [0x42; 32];
+
+/// The beacon on `addr` with the key in `key_file` (created once).
+fn beacon(key_file: &Path, addr: SocketAddr) -> (Process, String) {
+    let (process, _, key) = support::dealing::beacon(key_file, &addr.to_string());
+    (process, key)
+}
 
 /// Bounds that only keep a broken server from hanging the test.
 const START_LIMIT: Duration = Duration::from_secs(240);
-
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _already_dead = self.0.kill();
-        let _reaped = self.0.wait();
-    }
-}
 
 fn free_port() -> SocketAddr {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
-}
-
-/// The beacon on `addr` with the key in `key_file` (created once): its
-/// process and its key, read from its first line.
-fn beacon(key_file: &Path, addr: SocketAddr) -> (Process, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
-        .args(["beacon", "--key-file"])
-        .arg(key_file)
-        .args(["--period-ms", "200", "--listen", &addr.to_string()])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the beacon starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let key = lines.next().unwrap().unwrap();
-    let key = key.strip_prefix("beacon key: ").unwrap().to_owned();
-    let listening = lines.next().unwrap().unwrap();
-    assert!(listening.starts_with("beacon listening on"), "{listening}");
-    (Process(child), key)
 }
 
 fn serve_command(data: &Path, addr: SocketAddr) -> Command {
@@ -70,54 +51,13 @@ fn serve_command(data: &Path, addr: SocketAddr) -> Command {
     command
 }
 
-/// The witness's key, known to the test as to the operator who pins it.
-const WITNESS_SECRET: [u8; 32] = [0x42; 32];
-
-fn witness_vkey() -> String {
-    Cosigner::new("witness.test", signing_key_from_secret(WITNESS_SECRET))
-        .unwrap()
-        .witness_key()
-        .vkey()
-}
-
-/// `eldorado witness` cosigning the server's checkpoints every 100 ms.
-fn witness(dir: &Path, server: SocketAddr) -> Process {
-    let key_file = dir.join("witness.key");
-    if !key_file.exists() {
-        std::fs::write(&key_file, hex::encode(WITNESS_SECRET)).unwrap();
-        #[cfg(unix)]
-        std::fs::set_permissions(
-            &key_file,
-            std::os::unix::fs::PermissionsExt::from_mode(0o600),
-        )
-        .unwrap();
-    }
-    let child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
-        .args([
-            "witness",
-            "--log",
-            &format!("http://{server}"),
-            "--key-file",
-        ])
-        .arg(&key_file)
-        .arg("--state")
-        .arg(dir.join("witness-state"))
-        .args(["--name", "witness.test", "--poll-ms", "100"])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the witness starts");
-    Process(child)
-}
-
 /// The witness polls every 100 ms: 600 ms covers its cosignature, and a
 /// purchase names the first round after the second that follows.
 fn serve(data: &Path, addr: SocketAddr, beacon: SocketAddr, key: &str) -> Process {
     let child = serve_command(data, addr)
         .args(["--beacon", &format!("http://{beacon}"), "--beacon-key", key])
         .args(["--deal-lead-ms", "600", "--deal-wait-ms", "4000"])
-        .args(["--witness", &witness_vkey()])
+        .args(["--witness", &witness_vkey(WITNESS_SECRET)])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -254,8 +194,8 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
     let (beacon_addr, addr) = (free_port(), free_port());
     let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
     let _server = serve(&dir.path().join("data"), addr, beacon_addr, &key);
-    let _witness = witness(dir.path(), addr);
     let url = format!("http://{addr}");
+    let _witness = witness(dir.path(), &url, WITNESS_SECRET);
     let player = Player::new(&url);
 
     let config: Value = read(
@@ -341,7 +281,7 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
     let url = format!("http://{addr}");
     let (beacon_process, key) = beacon(&beacon_key, beacon_addr);
     let server = serve(&data, addr, beacon_addr, &key);
-    let _witness = witness(dir.path(), addr);
+    let _witness = witness(dir.path(), &url, WITNESS_SECRET);
     let player = Player::new(&url);
     let start = player.balance();
     let first = sold(player.buy("before-outage"))

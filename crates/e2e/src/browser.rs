@@ -192,6 +192,18 @@ impl Browser {
     }
 
     /// Polls the page until `ready` holds; fails with the last state seen.
+    /// Waits for the page's refusal of a purchase (the game ready to play
+    /// again, nothing shown) and returns its words.
+    pub async fn refusal(&self) -> String {
+        let state = self
+            .wait("the refusal", |s| {
+                s.notice.as_ref().is_some_and(|n| n.kind == "rejected") && s.ready_to_play()
+            })
+            .await;
+        assert_eq!(state.verified, None, "no ticket shown");
+        state.notice.map(|n| n.text).unwrap_or_default()
+    }
+
     pub async fn wait(&self, what: &str, ready: impl Fn(&PageState) -> bool) -> PageState {
         self.wait_within(what, STEP_TIMEOUT, ready).await
     }

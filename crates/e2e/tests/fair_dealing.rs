@@ -73,16 +73,6 @@ async fn dealing_server(tag: &str, beacon_url: &str, key: &str) -> Server {
     Server::start_with(tag, |_| flags.clone(), &[]).await
 }
 
-async fn refused(browser: &Browser) -> String {
-    let state = browser
-        .wait("the refusal", |s| {
-            s.notice.as_ref().is_some_and(|n| n.kind == "rejected") && s.ready_to_play()
-        })
-        .await;
-    assert_eq!(state.verified, None, "no ticket shown");
-    state.notice.map(|n| n.text).unwrap_or_default()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "end to end in Chromium: run scripts/e2e.sh"]
 async fn a_ticket_dealt_by_the_beacon_is_shown_once_its_deal_verifies() {
@@ -154,7 +144,7 @@ async fn a_forged_beacon_value_or_a_missing_deal_is_refused() {
             })
             .await;
         browser.click(PLAY).await;
-        let notice = refused(&browser).await;
+        let notice = browser.refusal().await;
         assert!(notice.contains(FAIR_DEAL), "{forgery}: {notice}");
     }
     browser.screenshot("forged-deal").await;

@@ -23,17 +23,6 @@ const STAKE: u64 = 100;
 const PLAY: &str = "#eldorado > .eld-controls > .eld-play";
 const DEMO_TOKEN_KEY: &str = "eldorado.demo_token";
 
-/// Waits for the page's refusal of a purchase and returns its words.
-async fn refused(browser: &Browser) -> String {
-    let state = browser
-        .wait("the refusal", |s| {
-            s.notice.as_ref().is_some_and(|n| n.kind == "rejected") && s.ready_to_play()
-        })
-        .await;
-    assert_eq!(state.verified, None, "no ticket shown");
-    state.notice.map(|n| n.text).unwrap_or_default()
-}
-
 /// Shows the rest of the ticket (every Extra grid too) and waits for its end.
 async fn finish_ticket(browser: &Browser) {
     for _ in 0..200 {
@@ -104,7 +93,7 @@ async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
         })
         .await;
     browser.click(PLAY).await;
-    let notice = refused(&browser).await;
+    let notice = browser.refusal().await;
     browser.screenshot("split-view").await;
     assert!(
         notice.contains("n'est pas prouvé au registre public"),
@@ -192,7 +181,7 @@ async fn a_forked_checkpoint_after_a_genuine_one_is_refused() {
     let token = demo_token(&browser).await;
     let sold = server.api.history(&token, 20).await.len();
     browser.click(PLAY).await;
-    let notice = refused(&browser).await;
+    let notice = browser.refusal().await;
     browser.screenshot("fork").await;
     assert!(
         notice.contains("contredit celui que ce navigateur a déjà vérifié"),

@@ -7,15 +7,14 @@
 
 use crate::client::Http;
 use crate::servers::Deployment;
+use crate::support::dealing::{beacon, witness, witness_vkey};
 use eldorado_api::SaleResponse;
-use eldorado_engine::commit::{signing_key_from_secret, verifying_key};
+use eldorado_engine::commit::verifying_key;
 use eldorado_engine::deal::{verify_evidence, BeaconKey};
-use eldorado_engine::transparency::Cosigner;
 use eldorado_engine::PublicKeyBytes;
 use reqwest::StatusCode;
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
@@ -25,43 +24,10 @@ const PLAYS: usize = 4;
 const START_CENTS: u64 = 5_000;
 const WITNESS_SECRET: [u8; 32] = [0x24; 32];
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn eldorado() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_eldorado"));
-    command.env("RUST_LOG", "warn").stderr(Stdio::null());
-    command
-}
-
-/// `eldorado beacon` on a free port: its process, URL and key.
-fn beacon(dir: &std::path::Path) -> (Killed, String, String) {
-    let mut child = eldorado()
-        .args(["beacon", "--key-file"])
-        .arg(dir.join("beacon.key"))
-        .args(["--period-ms", "200", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the beacon starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let key = lines.next().unwrap().unwrap();
-    let key = key.strip_prefix("beacon key: ").unwrap().to_owned();
-    let url = lines.next().unwrap().unwrap();
-    let url = url.strip_prefix("beacon listening on ").unwrap().to_owned();
-    (Killed(child), url, key)
-}
-
 #[test]
 fn three_servers_deal_each_purchase_once_by_the_beacon() {
     let dir = tempfile::tempdir().unwrap();
-    let (_beacon, beacon_url, beacon_key) = beacon(dir.path());
-    let cosigner = Cosigner::new("witness.test", signing_key_from_secret(WITNESS_SECRET)).unwrap();
+    let (_beacon, beacon_url, beacon_key) = beacon(&dir.path().join("beacon.key"), "127.0.0.1:0");
     let flags: Vec<String> = [
         "--beacon",
         &beacon_url,
@@ -70,7 +36,7 @@ fn three_servers_deal_each_purchase_once_by_the_beacon() {
         "--deal-lead-ms",
         "600",
         "--witness",
-        &cosigner.witness_key().vkey(),
+        &witness_vkey(WITNESS_SECRET),
         "--checkpoint-interval-ms",
         "100",
     ]
@@ -84,25 +50,7 @@ fn three_servers_deal_each_purchase_once_by_the_beacon() {
     runtime.block_on(deployment.wait_ready(&http));
     let urls: Arc<Vec<String>> = Arc::new(deployment.servers.iter().map(|s| s.url("")).collect());
     // The witness, cosigning the shared log through the first server.
-    let key_file = dir.path().join("witness.key");
-    std::fs::write(&key_file, hex::encode(WITNESS_SECRET)).unwrap();
-    #[cfg(unix)]
-    std::fs::set_permissions(
-        &key_file,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
-    let _witness = Killed(
-        eldorado()
-            .args(["witness", "--log", &urls[0], "--key-file"])
-            .arg(&key_file)
-            .arg("--state")
-            .arg(dir.path().join("witness-state"))
-            .args(["--name", "witness.test", "--poll-ms", "100"])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("the witness starts"),
-    );
+    let _witness = witness(dir.path(), &urls[0], WITNESS_SECRET);
 
     let (operator, beacon) = runtime.block_on(async {
         let (_, config) = http
@@ -209,8 +157,9 @@ fn three_servers_deal_each_purchase_once_by_the_beacon() {
         assert!(std::time::Instant::now() < deadline, "sales never logged");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let audit = eldorado()
+    let audit = Command::new(env!("CARGO_BIN_EXE_eldorado"))
         .args(["log", "audit", &urls[1]])
+        .env("RUST_LOG", "warn")
         .stderr(Stdio::piped())
         .output()
         .unwrap();

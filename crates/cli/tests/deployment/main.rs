@@ -3,6 +3,8 @@
 //! server, and a server killed mid-load. Each test makes its own database
 //! (see `test_database`) and says SKIPPED without PostgreSQL.
 
+#[path = "../support/mod.rs"]
+mod support;
 #[path = "../../../server/tests/support/test_database.rs"]
 mod test_database;
 

@@ -1,0 +1,3 @@
+//! What several of the CLI's test crates share.
+
+pub mod dealing;
