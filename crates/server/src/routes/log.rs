@@ -85,7 +85,14 @@ pub async fn covering_checkpoint(
     let index = number(query.index.as_deref(), "index")?;
     let quorum = state.log.quorum();
     let served = state
-        .blocking(move |s| Ok(s.store.log_checkpoint_covering(index, quorum)?))
+        .blocking(move |s| {
+            // A record past the log is in no checkpoint (and an index
+            // beyond SQL's integers is not asked of the store).
+            if index >= published_size(s)? {
+                return Ok(None);
+            }
+            Ok(s.store.log_checkpoint_covering(index, quorum)?)
+        })
         .await?
         .ok_or_else(|| ApiError::not_found("cosigned checkpoint holding the record"))?;
     // Its cosignatures may still grow: not cached long.
