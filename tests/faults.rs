@@ -336,7 +336,12 @@ fn a_remembered_commitment_still_refuses_tampering() {
     let genuine = block.response(1, 1, 5000);
     for _ in 0..3 {
         let ticket = check(&genuine).expect("verifies, again and again");
-        assert_eq!(ticket.checks, Check::ALL.to_vec(), "every check ran");
+        // Every check but the beacon's deal: these sales are dealt in order.
+        let every: Vec<Check> = Check::ALL
+            .into_iter()
+            .filter(|c| *c != Check::FairDeal)
+            .collect();
+        assert_eq!(ticket.checks, every, "every check ran");
     }
     let mut signature = genuine.clone();
     signature.commitment.signature.0[1] ^= 1;
