@@ -2,7 +2,8 @@
 # Measures the browser game's budget (docs/BENCHMARKS.md, "## Browser"):
 #  1. first download, gzip-compressed: HTML, CSS, JS, glue, wasm, icon;
 #  2. time to verify one sale in headless Chromium;
-#  3. reveal frame times with the CPU throttled 4x (www/bench/frames.py).
+#  3. reveal frame times with the CPU throttled 4x (www/bench/frames.py);
+#  4. with ELDORADO_GAME_URL, a sale's wait on that server (www/bench/sale_latency.py).
 # Usage: www/bench/measure.sh   (from anywhere; needs wasm-pack, chromium)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,3 +42,13 @@ echo "== reveal frames (CPU throttled 4x through CDP, headless Chromium)"
 # serving this bundle) also times the whole game and its time to interactive.
 cp www/bench/frames.html www/bench/frames.js "$work/"
 python3 www/bench/frames.py "http://127.0.0.1:$port/frames.html" ${ELDORADO_GAME_URL:-}
+
+echo "== a sale's wait, from the request to the verified sale (ELDORADO_GAME_URL)"
+# With a server that deals by a beacon (scripts/run.sh does), this is the
+# wait between « Jouer » and the first column: the round that deals the
+# purchase. Without ELDORADO_GAME_URL, nothing is measured here.
+if [ -n "${ELDORADO_GAME_URL:-}" ]; then
+  python3 www/bench/sale_latency.py "$ELDORADO_GAME_URL" 60
+else
+  echo "(set ELDORADO_GAME_URL to measure it)"
+fi
