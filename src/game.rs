@@ -77,6 +77,10 @@ pub enum Button {
 }
 
 /// Side effects for the glue.
+/// How long the page waits before asking again for a ticket whose draw
+/// is pending (the server's `Retry-After`).
+pub const DRAW_RETRY_MS: u32 = 1_000;
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     /// Load the announced commitments, then buy.
@@ -87,6 +91,11 @@ pub enum Command {
     /// Read the balance again from the server (after a refused sale, whose
     /// own balance figures are not to be believed).
     RefreshBalance,
+    /// The ticket is bought and waits for its draw (`DEAL_PENDING`): ask
+    /// again, with the same key, after `after_ms` (`Game::retry_purchase`).
+    RetryPurchase {
+        after_ms: u32,
+    },
     /// Start revealing grid `grid` of the current ticket (instantly for a
     /// grid the player had already seen before an interruption).
     Reveal {
@@ -318,15 +327,7 @@ impl Game {
                 }
                 self.start_purchase(new_purchase())
             }
-            Phase::BuyFailed { stake, purchase } => {
-                let (stake, purchase) = (*stake, purchase.clone());
-                self.notice = None;
-                self.phase = Phase::Buying {
-                    stake,
-                    purchase: purchase.clone(),
-                };
-                vec![Command::Buy { stake, purchase }]
-            }
+            Phase::BuyFailed { .. } => self.retry_purchase(),
             Phase::Revealing { .. } => vec![Command::FinishReveal],
             &Phase::AwaitingExtra { next } => {
                 self.popup = None;
@@ -444,6 +445,21 @@ impl Game {
         ]
     }
 
+    /// The failed purchase asked again, with its key and nonce; nothing
+    /// unless one failed (the player may have retried already).
+    pub fn retry_purchase(&mut self) -> Vec<Command> {
+        let Phase::BuyFailed { stake, purchase } = &self.phase else {
+            return Vec::new();
+        };
+        let (stake, purchase) = (*stake, purchase.clone());
+        self.notice = None;
+        self.phase = Phase::Buying {
+            stake,
+            purchase: purchase.clone(),
+        };
+        vec![Command::Buy { stake, purchase }]
+    }
+
     pub fn buy_failed(&mut self, error: NetError) -> Vec<Command> {
         if !matches!(self.phase, Phase::Buying { .. }) {
             return Vec::new();
@@ -457,6 +473,8 @@ impl Game {
             self.phase = Phase::BuyFailed { stake, purchase };
         }
         let funds = matches!(&error, NetError::Api { code, .. } if code == "INSUFFICIENT_FUNDS");
+        // Bought and paid: the draw comes with the beacon's next rounds.
+        let pending = matches!(&error, NetError::Api { code, .. } if code == "DEAL_PENDING");
         self.notice = Some(Notice::Net(error.clone()));
         let mut commands = vec![
             Command::Announce(Announcement::Failed(error)),
@@ -465,6 +483,11 @@ impl Game {
         if funds {
             // The server knows better than the figure shown: show its own.
             commands.push(Command::RefreshBalance);
+        }
+        if pending {
+            commands.push(Command::RetryPurchase {
+                after_ms: DRAW_RETRY_MS,
+            });
         }
         commands
     }

@@ -223,6 +223,17 @@ impl Inner {
                 Inner::refresh_balance(this);
                 Vec::new()
             }
+            Command::RetryPurchase { after_ms } => {
+                let weak = Rc::downgrade(this);
+                spawn_local(async move {
+                    super::record::sleep(i32::try_from(after_ms).unwrap_or(i32::MAX)).await;
+                    if let Some(inner) = weak.upgrade() {
+                        let commands = inner.game.borrow_mut().retry_purchase();
+                        Inner::run(&inner, commands);
+                    }
+                });
+                Vec::new()
+            }
         }
     }
 

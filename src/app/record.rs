@@ -82,7 +82,7 @@ pub async fn cosigned_checkpoint(
 }
 
 /// Waits `ms` milliseconds.
-async fn sleep(ms: i32) {
+pub(super) async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         if let Some(window) = web_sys::window() {
             window

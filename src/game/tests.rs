@@ -174,6 +174,42 @@ fn uncertain_failures_keep_the_key_definite_ones_drop_it() {
 }
 
 #[test]
+fn a_pending_draw_is_asked_again_with_the_same_key() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::LOSE]);
+    let mut game = started(&block, 5000);
+    game.press(key);
+    let commands = game.buy_failed(NetError::Api {
+        status: 503,
+        code: "DEAL_PENDING".into(),
+    });
+    assert_eq!(
+        commands.last(),
+        Some(&Command::RetryPurchase {
+            after_ms: DRAW_RETRY_MS
+        })
+    );
+    assert_eq!(
+        game.button(),
+        Button::Retry,
+        "the player may ask at once too"
+    );
+    assert_eq!(
+        game.retry_purchase(),
+        vec![Command::Buy {
+            stake: 100,
+            purchase: key()
+        }]
+    );
+    // Asked already (by the player, or by the timer): once is enough.
+    assert!(game.retry_purchase().is_empty());
+    // Another failure, of another kind: no automatic retry.
+    let commands = game.buy_failed(NetError::Timeout);
+    assert!(!commands
+        .iter()
+        .any(|c| matches!(c, Command::RetryPurchase { .. })));
+}
+
+#[test]
 fn tampered_sale_shows_nothing() {
     let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
     let mut game = started(&block, 5000);
