@@ -127,7 +127,7 @@ impl AppState {
     /// each kind of money served.
     pub async fn start(config: Config) -> Result<AppState, StartError> {
         let dealer = match &config.dealing {
-            Some(dealing) => Some(Arc::new(Dealer::connect(dealing).await?)),
+            Some(dealing) => Some(Arc::new(Dealer::connect_patiently(dealing).await?)),
             None => None,
         };
         tokio::task::spawn_blocking(move || {

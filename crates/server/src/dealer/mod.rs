@@ -29,6 +29,8 @@ use tokio::sync::watch;
 const DEAL_BATCH: u32 = 4_096;
 /// Rounds looked up per pass at most.
 const ROUNDS_PER_PASS: u32 = 64;
+/// How long a starting server waits for its beacon to answer.
+pub const START_PATIENCE: Duration = Duration::from_secs(30);
 
 pub struct Dealer {
     beacon: BeaconClient,
@@ -70,6 +72,25 @@ impl Dealer {
     /// What `/api/config` says of the beacon.
     pub fn announcement(&self) -> &eldorado_api::beacon::Dealing {
         &self.announcement
+    }
+
+    /// [`Dealer::connect`], asked again every half second for up to
+    /// [`START_PATIENCE`] while the beacon does not answer (it may be
+    /// starting beside the server); a beacon that answers with another key
+    /// or scheme is refused at once.
+    pub async fn connect_patiently(config: &DealingConfig) -> Result<Dealer, BeaconClientError> {
+        let deadline = tokio::time::Instant::now() + START_PATIENCE;
+        loop {
+            match Dealer::connect(config).await {
+                Err(e @ (BeaconClientError::Http(_) | BeaconClientError::Status(_)))
+                    if tokio::time::Instant::now() < deadline =>
+                {
+                    tracing::warn!(error = %e, "the beacon does not answer yet; asking again");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                answer => return answer,
+            }
+        }
     }
 
     /// The round that deals a purchase made at `now_ms`: the first one
