@@ -326,8 +326,9 @@ async fn sell(
         }
         SaleOutcome::Faulted(cause) => return Err(ApiError::Internal(cause)),
     };
-    // Signing is cheap unless an old block's tree must be rebuilt.
-    let body = if state.book.cached_tree(record.block).is_some() {
+    // Signing is cheap unless an old block's tree must be rebuilt, or the
+    // deal's evidence read from the store (with a beacon).
+    let body = if state.dealer.is_none() && state.book.cached_tree(record.block).is_some() {
         sale_body(&state, &record)?
     } else {
         state
