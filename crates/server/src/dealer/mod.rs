@@ -34,8 +34,8 @@ pub const START_PATIENCE: Duration = Duration::from_secs(30);
 
 pub struct Dealer {
     beacon: BeaconClient,
+    /// What `/api/config` says of the beacon; its `lead_ms` is the lead.
     announcement: eldorado_api::beacon::Dealing,
-    lead_ms: u64,
     wait: Duration,
     poll: Duration,
     /// Counts the purchases this server dealt: waiting requests look again.
@@ -62,7 +62,6 @@ impl Dealer {
                 lead_ms,
             },
             beacon,
-            lead_ms,
             wait: config.wait,
             poll: config.poll,
             dealt: watch::channel(0).0,
@@ -99,15 +98,10 @@ impl Dealer {
     /// to the second: a cosignature of second `t` proves the purchase
     /// older than `(t + 1) × 1000` ms, and no sooner.
     pub fn round_for(&self, now_ms: u64) -> u64 {
-        let cosigned_by = now_ms.saturating_add(self.lead_ms);
-        let at = (cosigned_by / 1000).saturating_add(1).saturating_mul(1000);
-        let schedule = self.beacon.schedule();
-        let round = schedule.round_at(at);
-        if round >= 1 && schedule.time_of(round) >= at {
-            round
-        } else {
-            round + 1
-        }
+        let cosigned_by = now_ms.saturating_add(self.announcement.lead_ms);
+        let second_over = (cosigned_by / 1000).saturating_add(1).saturating_mul(1000);
+        // The first round published at `second_over` or later.
+        self.beacon.schedule().first_round_after(second_over - 1)
     }
 
     /// Deals whatever can be dealt, every `--deal-poll-ms`, for good.
