@@ -53,6 +53,15 @@ pub struct BeaconRound {
     pub signature: String,
 }
 
+impl BeaconRound {
+    /// The signature's bytes, `None` unless it is 48 bytes of hex. The
+    /// served `randomness` is never read: it is the signature's hash, which
+    /// a verifier computes from the signature it verified.
+    pub fn signature_bytes(&self) -> Option<[u8; eldorado_engine::deal::BEACON_SIGNATURE_LEN]> {
+        hex::decode(&self.signature).ok()?.try_into().ok()
+    }
+}
+
 /// `GET /api/config` `.dealing`: the beacon a server deals every sale
 /// from (`eldorado serve --beacon`), for the page and the auditor.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

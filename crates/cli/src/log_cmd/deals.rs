@@ -8,7 +8,7 @@ use super::audit::LogAudit;
 use super::client::LogClient;
 use super::records::Record;
 use eldorado_api::beacon::{BeaconInfo, BeaconRound};
-use eldorado_engine::deal::{BeaconClock, BeaconKey, DealReplay, Dealt, BEACON_SIGNATURE_LEN};
+use eldorado_engine::deal::{BeaconClock, BeaconKey, DealReplay, Dealt};
 use eldorado_engine::transparency::{open_checkpoint, record_hash, LogEntry, LogKey, WitnessKey};
 use reqwest::StatusCode;
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,9 +43,8 @@ pub fn fetch_rounds(
             continue;
         };
         let served: BeaconRound = super::client::parse_json(&path, &text)?;
-        let signature: [u8; BEACON_SIGNATURE_LEN] = hex::decode(&served.signature)
-            .ok()
-            .and_then(|bytes| bytes.try_into().ok())
+        let signature = served
+            .signature_bytes()
             .ok_or_else(|| format!("GET {path}: the signature is not 48 bytes of hex"))?;
         // A round the key does not verify is no round: its purchases show
         // as dealt from a round the beacon does not vouch for.

@@ -4,9 +4,7 @@
 
 use crate::store::deal::BeaconValue;
 use eldorado_api::beacon::{BeaconInfo, BeaconRound};
-use eldorado_engine::deal::{
-    BeaconClock, BeaconError, BeaconKey, BEACON_KEY_LEN, BEACON_SCHEME, BEACON_SIGNATURE_LEN,
-};
+use eldorado_engine::deal::{BeaconClock, BeaconError, BeaconKey, BEACON_KEY_LEN, BEACON_SCHEME};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -103,12 +101,9 @@ impl BeaconClient {
                 served: served.round,
             });
         }
-        let signature: [u8; BEACON_SIGNATURE_LEN] = hex::decode(&served.signature)
-            .ok()
-            .and_then(|bytes| bytes.try_into().ok())
+        let signature = served
+            .signature_bytes()
             .ok_or_else(|| BeaconClientError::Decode("the round's signature".to_owned()))?;
-        // The served randomness is not read: it is the signature's hash,
-        // computed here from the verified signature.
         let value = BeaconValue {
             randomness: self.key.verify(round, &signature)?,
             signature,
