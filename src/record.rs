@@ -4,7 +4,7 @@
 //! and a record's inclusion in a checkpoint. No DOM, no network: the glue
 //! (`app/record.rs`) fetches, this module decides.
 
-use crate::api::{InclusionProof, LogConfig};
+use crate::api::{ConsistencyProof, InclusionProof, LogConfig};
 use eldorado_engine::transparency::{
     verify_consistency, verify_inclusion, CheckedCheckpoint, LogKey, WitnessKey,
 };
@@ -236,6 +236,25 @@ pub fn included(
         .is_ok()
 }
 
+/// Whether `older`'s tree is a prefix of `newer`'s, by `proof` (which must
+/// be for those very sizes).
+pub fn extends(
+    newer: &CheckedCheckpoint,
+    older: &CheckedCheckpoint,
+    proof: &ConsistencyProof,
+) -> bool {
+    proof.from == older.size
+        && proof.size == newer.size
+        && verify_consistency(
+            older.size,
+            &older.root,
+            newer.size,
+            &newer.root,
+            &proof.hashes,
+        )
+        .is_ok()
+}
+
 /// Why a record could not be shown to be on the public record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordProblem {
@@ -335,6 +354,27 @@ mod tests {
         let mut wrong_size = proof.clone();
         wrong_size.size = 3;
         assert!(!included(&[2; 3], 2, &cp, &wrong_size));
+    }
+
+    #[test]
+    fn an_older_checkpoint_is_extended_only_by_its_own_proof() {
+        let mut log = FixtureLog::new();
+        for i in 0..7u8 {
+            log.append(vec![i; 3]);
+        }
+        let (older, newer) = (checked(&log, 3), checked(&log, 7));
+        let proof = ConsistencyProof {
+            from: 3,
+            size: 7,
+            hashes: log.consistency(3, 7),
+        };
+        assert!(extends(&newer, &older, &proof));
+        let mut other_sizes = proof.clone();
+        other_sizes.from = 2;
+        assert!(!extends(&newer, &older, &other_sizes));
+        let mut forked = older.clone();
+        forked.root = Hash([9; 32]);
+        assert!(!extends(&newer, &forked, &proof));
     }
 
     fn served(witnesses: &[String], quorum: u32) -> LogConfig {

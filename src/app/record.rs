@@ -11,14 +11,12 @@ use crate::dom::{load_pref, save_pref};
 use crate::js_value;
 use crate::net::Backend;
 use crate::record::{
-    included, CheckpointKeeper, Fork, RecordProblem, RecordTrust, RECORD_DEADLINE_MS,
+    extends, included, CheckpointKeeper, Fork, RecordProblem, RecordTrust, RECORD_DEADLINE_MS,
     RECORD_POLL_MS,
 };
 use crate::verification::Rejection;
 use eldorado_engine::deal::BeaconClock;
-use eldorado_engine::transparency::{
-    open_checkpoint, verify_consistency, CheckedCheckpoint, LogEntry, LogKey,
-};
+use eldorado_engine::transparency::{open_checkpoint, CheckedCheckpoint, LogEntry, LogKey};
 use eldorado_engine::Money;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::JsCast;
@@ -345,17 +343,7 @@ async fn prove_bought_in_time(
         .consistency_proof(covering.size, kept.size)
         .await
         .map_err(|_| RecordProblem::Missing)?;
-    let consistent = consistency.from == covering.size
-        && consistency.size == kept.size
-        && verify_consistency(
-            covering.size,
-            &covering.root,
-            kept.size,
-            &kept.root,
-            &consistency.hashes,
-        )
-        .is_ok();
-    if !consistent {
+    if !extends(&kept, &covering, &consistency) {
         return Err(RecordProblem::Fork(Fork::BadProof));
     }
     if covering.witnessed_before(schedule.time_of(purchase.round), trust.quorum) {
