@@ -307,10 +307,7 @@ impl LoggedSale {
             tickets: r.u32()?,
             position: r.u32()?,
             ticket_leaf: Hash(r.array()?),
-            player: {
-                let len = usize::from(r.array::<1>()?[0]);
-                String::from_utf8(r.take(len)?.to_vec()).ok()?
-            },
+            player: r.short_text()?,
             sold_at_ms: r.u64()?,
             client_nonce: ClientNonce(r.array()?),
             balance_before_cents: r.u64()?,
@@ -348,6 +345,11 @@ impl<'a> ByteReader<'a> {
     }
     pub(crate) fn u32(&mut self) -> Option<u32> {
         self.array().map(u32::from_be_bytes)
+    }
+    /// A UTF-8 text after its one-byte length (a player id).
+    pub(crate) fn short_text(&mut self) -> Option<String> {
+        let len = usize::from(self.array::<1>()?[0]);
+        String::from_utf8(self.take(len)?.to_vec()).ok()
     }
 }
 

@@ -57,10 +57,7 @@ impl Purchase {
             purchase_id: r.u64()?,
             block: r.u64()?,
             tickets: r.u32()?,
-            player: {
-                let len = usize::from(r.array::<1>()?[0]);
-                String::from_utf8(r.take(len)?.to_vec()).ok()?
-            },
+            player: r.short_text()?,
             bought_at_ms: r.u64()?,
             client_nonce: ClientNonce(r.array()?),
             round: r.u64()?,
