@@ -120,6 +120,9 @@ pub struct ServeArgs {
     /// Most days one daily report (GET /api/operator/reports/daily) covers.
     #[arg(long, default_value_t = 366)]
     report_max_days: u32,
+    /// Minutes a sign-in to the operator's console (/operator/) lasts.
+    #[arg(long, default_value_t = 480)]
+    console_session_minutes: u64,
     /// The operator's seamless wallet API (https:// base URL; http:// only
     /// to this machine, or with --wallet-insecure-http): it then holds
     /// the money of operator players, and each sale calls URL/debit (and
@@ -292,6 +295,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         session_sweep: Duration::from_secs(args.session_sweep_secs),
         export_deadline: Duration::from_secs(args.export_deadline_secs),
         report_max_days: args.report_max_days,
+        console_session: Duration::from_secs(args.console_session_minutes.saturating_mul(60)),
     };
     if let (Some(url), Some(file)) = (args.wallet, args.wallet_secret_file) {
         config.wallet = Some(WalletConfig {

@@ -295,6 +295,9 @@ pub struct Limits {
     pub export_deadline: Duration,
     /// Most days one daily report covers (`--report-max-days`).
     pub report_max_days: u32,
+    /// How long a sign-in to the operator's console lasts
+    /// (`--console-session-minutes`).
+    pub console_session: Duration,
 }
 
 impl Default for Limits {
@@ -313,6 +316,7 @@ impl Default for Limits {
             session_sweep: Duration::from_secs(600),
             export_deadline: Duration::from_secs(600),
             report_max_days: 366,
+            console_session: Duration::from_secs(8 * 3600),
         }
     }
 }
@@ -526,6 +530,10 @@ impl Config {
             ("--launches-per-minute", l.launches_per_minute.into()),
             ("--session-cache", l.session_cache as u64),
             ("--report-max-days", l.report_max_days.into()),
+            (
+                "--console-session-minutes",
+                l.console_session.as_secs() / 60,
+            ),
         ];
         for (flag, value) in counts {
             if value == 0 {

@@ -66,9 +66,10 @@ impl Exports {
     }
 }
 
-fn write_export(store: &dyn Store, record: &BlockRecord, path: &Path) -> Result<(), ApiError> {
+/// The first line of a block's export: its commitment, as signed.
+pub fn header(record: &BlockRecord) -> ExportHeader {
     let c = &record.signed.commitment;
-    let header = ExportHeader {
+    ExportHeader {
         format: FORMAT.to_owned(),
         block: c.block,
         stake_cents: c.stake_cents,
@@ -79,7 +80,12 @@ fn write_export(store: &dyn Store, record: &BlockRecord, path: &Path) -> Result<
         params: record.params.clone(),
         public_key: Some(record.signed.public_key),
         signature: Some(record.signed.signature),
-    };
+    }
+}
+
+fn write_export(store: &dyn Store, record: &BlockRecord, path: &Path) -> Result<(), ApiError> {
+    let c = &record.signed.commitment;
+    let header = header(record);
     // Owner only, like every file of the data directory.
     let file = crate::data_dir::create_private(path).map_err(ApiError::internal)?;
     let mut out = std::io::BufWriter::with_capacity(CHUNK, file);

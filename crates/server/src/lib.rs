@@ -9,6 +9,7 @@ pub mod blocks;
 pub mod client_address;
 pub mod clock;
 pub mod config;
+pub mod console;
 pub mod data_dir;
 pub mod database;
 pub mod dealer;

@@ -78,6 +78,14 @@ impl Schedule {
         );
     }
 
+    /// Every waiting item may be sent at once (the console's « retry
+    /// now »); each keeps its count of failures, so its next wait is as long.
+    pub fn all_due(&mut self) {
+        for waiting in self.waiting.values_mut() {
+            waiting.next_at_ms = 0;
+        }
+    }
+
     /// `id` was acknowledged: nothing more to schedule.
     pub fn done(&mut self, id: &str) {
         self.waiting.remove(id);

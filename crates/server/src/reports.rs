@@ -5,7 +5,7 @@
 //! the rules. Every figure is a sum over the sales table, so it reconciles
 //! with it to the cent.
 
-use crate::store::{BlockStatus, Store, StoreError};
+use crate::store::{BlockRecord, BlockStatus, Store, StoreError};
 use eldorado_api::{BlockPayout, DailyReport, DailyRow, RankPayout};
 use eldorado_engine::prize_table::RANKS;
 use time::{Date, Month};
@@ -55,6 +55,11 @@ fn day_text(unix_day: i64) -> String {
         .map_or_else(|| unix_day.to_string(), |date| date.to_string())
 }
 
+/// The UTC day holding the Unix time `ms`, as `YYYY-MM-DD`.
+pub fn day_of(ms: u64) -> String {
+    day_text(i64::try_from(ms / DAY_MS).unwrap_or(i64::MAX))
+}
+
 /// The report of the days `from..=to` (`YYYY-MM-DD`, UTC), at most
 /// `max_days` of them; empty when `to` comes before `from` (no day).
 pub fn daily(
@@ -99,36 +104,7 @@ pub fn daily(
         let Some(record) = store.block(id)? else {
             continue;
         };
-        let stake = record.stake_cents();
-        let ranks = RANKS
-            .iter()
-            .map(|rank| {
-                let prize_cents = u64::from(rank.multiple) * stake;
-                let left = record
-                    .remaining_by_prize
-                    .iter()
-                    .find(|(prize, _)| *prize == prize_cents)
-                    .map_or(0, |(_, n)| *n);
-                RankPayout {
-                    rank: rank.rank,
-                    prize_cents,
-                    in_rules: rank.count,
-                    sold: rank.count.saturating_sub(left),
-                }
-            })
-            .collect();
-        blocks.push(BlockPayout {
-            block: id,
-            stake_cents: stake,
-            money: record.money().as_str().to_owned(),
-            status: match record.status {
-                BlockStatus::SoldOut => "sold_out",
-                _ => "closed",
-            }
-            .to_owned(),
-            sold: record.sold,
-            ranks,
-        });
+        blocks.push(block_payout(&record));
     }
     Ok(DailyReport {
         from: from.to_owned(),
@@ -136,6 +112,40 @@ pub fn daily(
         days,
         blocks,
     })
+}
+
+/// A finished block's prize counts against the rules.
+pub fn block_payout(record: &BlockRecord) -> BlockPayout {
+    let stake = record.stake_cents();
+    let ranks = RANKS
+        .iter()
+        .map(|rank| {
+            let prize_cents = u64::from(rank.multiple) * stake;
+            let left = record
+                .remaining_by_prize
+                .iter()
+                .find(|(prize, _)| *prize == prize_cents)
+                .map_or(0, |(_, n)| *n);
+            RankPayout {
+                rank: rank.rank,
+                prize_cents,
+                in_rules: rank.count,
+                sold: rank.count.saturating_sub(left),
+            }
+        })
+        .collect();
+    BlockPayout {
+        block: record.id(),
+        stake_cents: stake,
+        money: record.money().as_str().to_owned(),
+        status: match record.status {
+            BlockStatus::SoldOut => "sold_out",
+            _ => "closed",
+        }
+        .to_owned(),
+        sold: record.sold,
+        ranks,
+    }
 }
 
 /// The days of a report as CSV, one line per day, stake and money.

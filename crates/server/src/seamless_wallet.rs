@@ -103,6 +103,16 @@ impl SeamlessWallet {
         *self.backlog.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Sends every queued call on the next pass, which starts now, instead
+    /// of after each one's backoff. Calls given up on stay given up.
+    pub fn retry_now(&self) {
+        self.schedule
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .all_due();
+        self.wake.notify_one();
+    }
+
     fn backoff(&self) -> Backoff {
         Backoff {
             base_ms: self.config.retry.as_millis() as u64,

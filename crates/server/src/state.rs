@@ -82,6 +82,8 @@ pub struct Inner {
     /// The public record's identity and witnesses.
     pub log: LogIdentity,
     operator_key_digest: [u8; 32],
+    /// The operator's console's signed-in sessions (`/operator/`).
+    pub console: crate::console::ConsoleSessions,
     commitments: RwLock<HashMap<u64, SignedCommitment>>,
 }
 
@@ -229,6 +231,7 @@ impl AppState {
             quorum = log.quorum(),
             "public log"
         );
+        let console_session = config.limits.console_session;
         let limits = &config.limits;
         Ok(AppState(Arc::new(Inner {
             sessions: Sessions::new(
@@ -267,6 +270,18 @@ impl AppState {
             key,
             public_key,
             log,
+            console: crate::console::ConsoleSessions::new(
+                // Every server with this operator key signs alike; a new key
+                // signs everybody out.
+                keys::digest(
+                    &[
+                        b"eldorado console sessions\0".as_slice(),
+                        &operator_key_digest,
+                    ]
+                    .concat(),
+                ),
+                console_session,
+            ),
             operator_key_digest,
             commitments: RwLock::new(HashMap::new()),
         })))

@@ -251,8 +251,12 @@ async fn not_found() -> ApiError {
 /// X-Frame-Options: it cannot name a portal's origin, and CSP
 /// `frame-ancestors` supersedes it in every current browser.
 pub fn with_security_headers(router: Router, csp: HeaderValue) -> Router {
+    // The operator's console sets a policy of its own.
+    let router = router.layer(SetResponseHeaderLayer::if_not_present(
+        header::CONTENT_SECURITY_POLICY,
+        csp,
+    ));
     let headers = [
-        (header::CONTENT_SECURITY_POLICY, csp),
         (
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),

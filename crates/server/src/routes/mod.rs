@@ -74,6 +74,7 @@ pub fn app(state: AppState) -> Router {
         .nest(PREFIX, api)
         // Outside the API and its OpenAPI document: Prometheus's own format.
         .route("/metrics", axum::routing::get(metrics))
+        .merge(crate::console::router())
         .merge(crate::static_files::router(&web_dir))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))

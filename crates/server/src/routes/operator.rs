@@ -6,6 +6,7 @@ use super::player::session_body;
 use super::{ApiJson, Operator};
 use crate::error::ApiError;
 use crate::state::AppState;
+use crate::store::BlockRecord;
 use crate::store::{BlockStatus, NewPlayer, PlayerKind, Transfer, TransferKind, TransferOutcome};
 use axum::extract::{Path, Query, State};
 use axum::http::header;
@@ -34,7 +35,7 @@ pub(super) fn refuse_on_seeded_server(state: &AppState) -> Result<(), ApiError> 
 /// Largest single transfer: 1,000,000.00 €.
 const MAX_TRANSFER_CENTS: u64 = 100_000_000;
 
-pub(super) fn check_player_id(id: &str) -> Result<(), ApiError> {
+pub(crate) fn check_player_id(id: &str) -> Result<(), ApiError> {
     let ok = (1..=64).contains(&id.len())
         && id
             .bytes()
@@ -221,25 +222,26 @@ pub async fn close_block(
     Path(block): Path<String>,
 ) -> Result<Json<BlockInfo>, ApiError> {
     let id = super::path_id(&block, "block")?;
-    let record = state
-        .blocking(move |state| {
-            let record = state
-                .store
-                .close_block(id)?
-                .ok_or_else(|| ApiError::not_found("block"))?;
-            if matches!(record.status, BlockStatus::Open | BlockStatus::Pending) {
-                return Err(ApiError::Conflict(
-                    "a ticket of this block is being paid for at the operator's wallet; \
-                     retry in a few seconds"
-                        .to_owned(),
-                ));
-            }
-            tracing::warn!(block = id, "block closed by the operator");
-            state.book.ensure_supply();
-            Ok(record)
-        })
-        .await?;
+    let record = state.blocking(move |state| close(state, id)).await?;
     Ok(Json(block_info(record)))
+}
+
+/// Closes a block for the operator (the API and the console; blocking).
+pub(crate) fn close(state: &AppState, id: u64) -> Result<BlockRecord, ApiError> {
+    let record = state
+        .store
+        .close_block(id)?
+        .ok_or_else(|| ApiError::not_found("block"))?;
+    if matches!(record.status, BlockStatus::Open | BlockStatus::Pending) {
+        return Err(ApiError::Conflict(
+            "a ticket of this block is being paid for at the operator's wallet; \
+             retry in a few seconds"
+                .to_owned(),
+        ));
+    }
+    tracing::warn!(block = id, "block closed by the operator");
+    state.book.ensure_supply();
+    Ok(record)
 }
 
 #[derive(serde::Deserialize)]

@@ -391,31 +391,40 @@ pub async fn receipt(
     let receipt = state
         .blocking(move |state| {
             let record = own_sale(state, &session.player_id, sale_id)?;
-            let index = record
-                .log_index
-                .ok_or_else(|| ApiError::not_found("sale on the public record (yet)"))?;
-            let checkpoint = state
-                .store
-                .log_checkpoint(state.log.quorum())?
-                .filter(|c| c.size > index)
-                .ok_or_else(|| ApiError::not_found("cosigned checkpoint holding the sale (yet)"))?;
-            let hashes = tlog::prove_record(checkpoint.size, index, &StoredHashes(&*state.store))
-                .map_err(ApiError::internal)?
-                .into_iter()
-                .map(|h| Hash(h.0))
-                .collect();
-            Ok(LoggedReceipt {
-                sale: sale_body(state, &record)?,
-                inclusion: InclusionProof {
-                    index,
-                    size: checkpoint.size,
-                    hashes,
-                },
-                checkpoint: checkpoint.note,
-            })
+            logged_receipt(state, &record)
         })
         .await?;
     Ok(Json(receipt))
+}
+
+/// A sale's receipt with its proof on the newest cosigned checkpoint (the
+/// player's and the operator's console; blocking).
+pub(crate) fn logged_receipt(
+    state: &AppState,
+    record: &SaleRecord,
+) -> Result<LoggedReceipt, ApiError> {
+    let index = record
+        .log_index
+        .ok_or_else(|| ApiError::not_found("sale on the public record (yet)"))?;
+    let checkpoint = state
+        .store
+        .log_checkpoint(state.log.quorum())?
+        .filter(|c| c.size > index)
+        .ok_or_else(|| ApiError::not_found("cosigned checkpoint holding the sale (yet)"))?;
+    let hashes = tlog::prove_record(checkpoint.size, index, &StoredHashes(&*state.store))
+        .map_err(ApiError::internal)?
+        .into_iter()
+        .map(|h| Hash(h.0))
+        .collect();
+    Ok(LoggedReceipt {
+        sale: sale_body(state, record)?,
+        inclusion: InclusionProof {
+            index,
+            size: checkpoint.size,
+            hashes,
+        },
+        checkpoint: checkpoint.note,
+    })
 }
 
 #[utoipa::path(post, path = "/api/sales/{sale_id}/reveal", tag = "player", security(("player" = [])),

@@ -21,6 +21,17 @@ async fn change(
     update: ProtectionUpdate,
     actor: AuditActor,
 ) -> Result<Json<Protection>, ApiError> {
+    apply(state, player_id, update, actor).await.map(Json)
+}
+
+/// A change of a player's protection, under the rules of the store (the
+/// API and the operator's console).
+pub(crate) async fn apply(
+    state: AppState,
+    player_id: String,
+    update: ProtectionUpdate,
+    actor: AuditActor,
+) -> Result<Protection, ApiError> {
     // Checked here too, so that a bad body is 400 even for an unknown player.
     update.validate().map_err(ApiError::BadRequest)?;
     let outcome = state
@@ -32,7 +43,7 @@ async fn change(
         })
         .await?;
     match outcome {
-        Ok(protection) => Ok(Json(protection)),
+        Ok(protection) => Ok(protection),
         Err(UpdateRefusal::Invalid(text)) => Err(ApiError::BadRequest(text)),
         Err(UpdateRefusal::UnknownPlayer) => Err(ApiError::not_found("player")),
         Err(UpdateRefusal::WouldShorten) => Err(ApiError::Conflict(

@@ -356,6 +356,24 @@ pub struct DaySales {
     pub prizes_cents: u64,
 }
 
+/// One bucket of `Store::sales_buckets`: the sales of
+/// `[start_ms, start_ms + bucket_ms)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SalesBucket {
+    pub start_ms: u64,
+    pub tickets: u64,
+    pub stakes_cents: u64,
+    pub prizes_cents: u64,
+}
+
+/// Wallet calls not acknowledged that failed for the same reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxFailure {
+    pub error: String,
+    pub items: u64,
+    pub oldest_queued_at_ms: u64,
+}
+
 /// Money totals for audits and tests: what went in and out of the wallets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
@@ -519,6 +537,23 @@ pub trait Store: Send + Sync + 'static {
     /// (the flags of `eldorado serve`); none until set.
     /// Sales per UTC day, stake and money, sold in `from_ms..to_ms`.
     fn daily_sales(&self, from_ms: u64, to_ms: u64) -> StoreResult<Vec<DaySales>>;
+    /// The sales of `[from_ms, to_ms)` in buckets of `bucket_ms`, aligned on
+    /// multiples of it; buckets without a sale are left out.
+    fn sales_buckets(
+        &self,
+        from_ms: u64,
+        to_ms: u64,
+        bucket_ms: u64,
+    ) -> StoreResult<Vec<SalesBucket>>;
+    /// Sessions not expired at `now_ms`: a player's, or everybody's.
+    fn live_sessions(&self, player_id: Option<&str>, now_ms: u64) -> StoreResult<u64>;
+    /// Players whose id starts with `prefix`, in id order, at most `limit`.
+    fn players_with_prefix(&self, prefix: &str, limit: u32) -> StoreResult<Vec<PlayerRecord>>;
+    /// When the first and the last sold ticket of a block were sold.
+    fn block_sale_span(&self, id: u64) -> StoreResult<Option<(u64, u64)>>;
+    /// Wallet calls not acknowledged that failed, by their last error, the
+    /// most frequent first.
+    fn outbox_failures(&self) -> StoreResult<Vec<OutboxFailure>>;
     /// The finished blocks whose last sale fell in `from_ms..to_ms`.
     fn blocks_finished_between(&self, from_ms: u64, to_ms: u64) -> StoreResult<Vec<u64>>;
 

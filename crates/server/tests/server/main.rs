@@ -7,6 +7,7 @@ mod client_nonce;
 mod common;
 mod concurrency;
 mod connections;
+mod console;
 mod document;
 mod forwarded_clients;
 mod launch;

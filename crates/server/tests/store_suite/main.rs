@@ -78,6 +78,8 @@ macro_rules! all_cases {
                 purchases_are_paid_logged_then_dealt_by_the_rule,
                 a_purchase_waiting_for_its_round_holds_back_its_block,
                 two_dealers_deal_each_purchase_once,
+                the_consoles_reads_agree_with_the_sales,
+                failed_wallet_calls_are_counted_by_reason,
             ]
         );
     };

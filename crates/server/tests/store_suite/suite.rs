@@ -16,9 +16,11 @@ use eldorado_server::store::{
 };
 use std::time::Duration;
 
+mod console;
 mod deal;
 mod public_log;
 mod seamless;
+pub use console::*;
 pub use deal::*;
 pub use public_log::*;
 pub use seamless::*;

@@ -14,9 +14,9 @@ use crate::store::tx::ProtectionTx;
 use crate::store::tx::QueuedOutboxItem;
 use crate::store::{
     sale_batch, switch_over, wallet, BlockRecord, BlockSeeding, BlockStatus, DaySales,
-    GenerationLease, NewPlayer, NewSession, PlayerKind, PlayerRecord, PurchaseRecord, SaleOutcome,
-    SaleRecord, SaleRequest, SessionOpened, SessionRecord, Store, StoreResult, Totals, Transfer,
-    TransferOutcome,
+    GenerationLease, NewPlayer, NewSession, OutboxFailure, PlayerKind, PlayerRecord,
+    PurchaseRecord, SaleOutcome, SaleRecord, SaleRequest, SalesBucket, SessionOpened,
+    SessionRecord, Store, StoreResult, Totals, Transfer, TransferOutcome,
 };
 use eldorado_api::{AuditActor, AuditEntry, Protection};
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
@@ -434,6 +434,89 @@ impl<B: Backend> Store for SqlStore<B> {
                     })
                 },
             )
+        })
+    }
+
+    fn sales_buckets(
+        &self,
+        from_ms: u64,
+        to_ms: u64,
+        bucket_ms: u64,
+    ) -> StoreResult<Vec<SalesBucket>> {
+        let bucket = bucket_ms.max(1);
+        self.backend.read(|c| {
+            super::query(
+                c,
+                &super::text::SALES_BUCKETS,
+                &[
+                    decode::int(bucket)?,
+                    decode::int(from_ms)?,
+                    decode::int(to_ms)?,
+                ],
+                |r| {
+                    Ok(SalesBucket {
+                        start_ms: r.u64(0, "bucket")? * bucket,
+                        tickets: r.u64(1, "tickets")?,
+                        stakes_cents: r.u64(2, "stakes")?,
+                        prizes_cents: r.u64(3, "prizes")?,
+                    })
+                },
+            )
+        })
+    }
+
+    fn live_sessions(&self, player_id: Option<&str>, now_ms: u64) -> StoreResult<u64> {
+        self.backend.read(|c| match player_id {
+            Some(id) => super::query_one(
+                c,
+                &super::text::PLAYER_LIVE_SESSIONS,
+                &[id.into(), decode::int(now_ms)?],
+                |r| r.u64(0, "sessions"),
+            ),
+            None => super::query_one(
+                c,
+                &super::text::LIVE_SESSIONS,
+                &[decode::int(now_ms)?],
+                |r| r.u64(0, "sessions"),
+            ),
+        })
+    }
+
+    fn players_with_prefix(&self, prefix: &str, limit: u32) -> StoreResult<Vec<PlayerRecord>> {
+        let length = decode::int(prefix.len() as u64)?;
+        self.backend.read(|c| {
+            super::query(
+                c,
+                &super::text::PLAYERS_WITH_PREFIX,
+                &[length, prefix.into(), limit.into()],
+                |r| {
+                    Ok(PlayerRecord {
+                        id: r.text(0)?,
+                        kind: r.parse(1, "player kind")?,
+                        balance_cents: r.u64(2, "balance")?,
+                    })
+                },
+            )
+        })
+    }
+
+    fn block_sale_span(&self, id: u64) -> StoreResult<Option<(u64, u64)>> {
+        self.backend.read(|c| {
+            super::query_one(c, &super::text::BLOCK_SALE_SPAN, &[decode::int(id)?], |r| {
+                Ok(r.opt_u64(0, "first sale")?.zip(r.opt_u64(1, "last sale")?))
+            })
+        })
+    }
+
+    fn outbox_failures(&self) -> StoreResult<Vec<OutboxFailure>> {
+        self.backend.read(|c| {
+            super::query(c, &super::text::OUTBOX_FAILURES, &[], |r| {
+                Ok(OutboxFailure {
+                    error: r.text(0)?,
+                    items: r.u64(1, "items")?,
+                    oldest_queued_at_ms: r.u64(2, "queued at")?,
+                })
+            })
         })
     }
 

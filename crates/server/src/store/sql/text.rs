@@ -131,6 +131,23 @@ texts! {
                                HAVING MAX(s.sold_at_ms) >= $1 AND MAX(s.sold_at_ms) < $2 \
                                ORDER BY b.id";
 
+    // The operator's console (`console/`).
+    SALES_BUCKETS = "SELECT CAST(sold_at_ms / $1 AS BIGINT), COUNT(*), \
+                     CAST(SUM(stake_cents) AS BIGINT), CAST(SUM(prize_cents) AS BIGINT) \
+                     FROM sales WHERE sold_at_ms >= $2 AND sold_at_ms < $3 \
+                     GROUP BY CAST(sold_at_ms / $1 AS BIGINT) ORDER BY 1";
+    LIVE_SESSIONS = "SELECT COUNT(*) FROM sessions WHERE expires_at_ms > $1";
+    PLAYER_LIVE_SESSIONS = "SELECT COUNT(*) FROM sessions \
+                            WHERE player_id = $1 AND expires_at_ms > $2";
+    /// Ids are ASCII (`check_player_id`), so a length in characters is one
+    /// in bytes; `substr` rather than `LIKE`, which SQLite folds to lower case.
+    PLAYERS_WITH_PREFIX = "SELECT id, kind, balance_cents FROM players \
+                           WHERE substr(id, 1, $1) = $2 ORDER BY id LIMIT $3";
+    BLOCK_SALE_SPAN = "SELECT MIN(sold_at_ms), MAX(sold_at_ms) FROM sales WHERE block = $1";
+    OUTBOX_FAILURES = "SELECT last_error, COUNT(*), MIN(created_at_ms) FROM wallet_outbox \
+                       WHERE acknowledged_at_ms IS NULL AND last_error IS NOT NULL \
+                       GROUP BY last_error ORDER BY 2 DESC, 1";
+
     // Players, wallets, sessions.
     PLAYER = "SELECT kind, balance_cents FROM players WHERE id = $1";
     PLAYER_FOR_UPDATE = "SELECT kind, balance_cents FROM players WHERE id = $1 FOR UPDATE";
