@@ -123,29 +123,67 @@ pub fn alerts(state: &AppState, now: u64) -> Result<Vec<Alert>, crate::error::Ap
             alerts.push(Alert::WalletGivenUp(backlog.given_up));
         }
     }
-    // Per line: the open block's tickets left, and whether one waits.
+    let blocks: Vec<LineBlock> = state
+        .store
+        .blocks()?
+        .iter()
+        .map(|b| LineBlock {
+            stake_cents: b.stake_cents(),
+            money: b.money(),
+            status: b.status,
+            tickets: b.signed.commitment.tickets,
+            sold: b.sold,
+        })
+        .collect();
+    alerts.extend(line_alerts(&blocks));
+    let quorum = state.log.quorum();
+    if quorum > 0 {
+        let size = |c: Option<crate::store::public_log::ServedCheckpoint>| c.map_or(0, |c| c.size);
+        let logged = size(state.store.log_checkpoint(0)?);
+        let cosigned = size(state.store.log_checkpoint(quorum)?);
+        if logged > cosigned {
+            alerts.push(Alert::WitnessesBehind(logged - cosigned));
+        }
+    }
+    Ok(alerts)
+}
+
+/// What the line alerts need of a block.
+pub struct LineBlock {
+    pub stake_cents: u64,
+    pub money: Money,
+    pub status: BlockStatus,
+    pub tickets: u32,
+    pub sold: u32,
+}
+
+/// The lines (stake and money) with no ticket on sale, or whose last block
+/// on sale is nearly sold: nothing waits behind its open block and less
+/// than a tenth of it is left.
+pub fn line_alerts(blocks: &[LineBlock]) -> Vec<Alert> {
     struct Line {
         money: Money,
         open: Option<(u32, u32)>,
         pending: bool,
     }
     let mut lines: BTreeMap<(u64, &'static str), Line> = BTreeMap::new();
-    for block in state.store.blocks()? {
-        let money = block.money();
+    for block in blocks {
         let line = lines
-            .entry((block.stake_cents(), money.as_str()))
+            .entry((block.stake_cents, block.money.as_str()))
             .or_insert(Line {
-                money,
+                money: block.money,
                 open: None,
                 pending: false,
             });
-        let tickets = block.signed.commitment.tickets;
         match block.status {
-            BlockStatus::Open => line.open = Some((tickets - block.sold, tickets)),
+            BlockStatus::Open => {
+                line.open = Some((block.tickets.saturating_sub(block.sold), block.tickets))
+            }
             BlockStatus::Pending => line.pending = true,
-            _ => {}
+            BlockStatus::SoldOut | BlockStatus::Closed => {}
         }
     }
+    let mut alerts = Vec::new();
     for ((stake_cents, _), line) in lines {
         let money = line.money;
         match line.open {
@@ -164,16 +202,7 @@ pub fn alerts(state: &AppState, now: u64) -> Result<Vec<Alert>, crate::error::Ap
             _ => {}
         }
     }
-    let quorum = state.log.quorum();
-    if quorum > 0 {
-        let size = |c: Option<crate::store::public_log::ServedCheckpoint>| c.map_or(0, |c| c.size);
-        let logged = size(state.store.log_checkpoint(0)?);
-        let cosigned = size(state.store.log_checkpoint(quorum)?);
-        if logged > cosigned {
-            alerts.push(Alert::WitnessesBehind(logged - cosigned));
-        }
-    }
-    Ok(alerts)
+    alerts
 }
 
 /// Requests this process shed with 503 `OVERLOADED`, as /metrics says.
@@ -358,4 +387,53 @@ fn filled(buckets: &[SalesBucket], start: u64, width: u64, count: u64) -> Vec<Sa
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(stake_cents: u64, money: Money, status: BlockStatus, sold: u32) -> LineBlock {
+        LineBlock {
+            stake_cents,
+            money,
+            status,
+            tickets: 1_000,
+            sold,
+        }
+    }
+
+    #[test]
+    fn a_line_alerts_when_its_last_block_runs_low_or_nothing_is_on_sale() {
+        use BlockStatus::*;
+        let blocks = [
+            // 0.50 € play: open and one waiting: fine however sold.
+            block(50, Money::Play, Open, 999),
+            block(50, Money::Play, Pending, 0),
+            // 1 € play: the last block, 100 left of 1,000: not yet.
+            block(100, Money::Play, Open, 900),
+            // 2 € play: the last block, 99 left.
+            block(200, Money::Play, Open, 901),
+            // 2 € real: only finished blocks.
+            block(200, Money::Real, SoldOut, 1_000),
+            block(200, Money::Real, Closed, 10),
+            // 1 € real: a pending block only (it opens when asked).
+            block(100, Money::Real, Pending, 0),
+        ];
+        assert_eq!(
+            line_alerts(&blocks),
+            [
+                Alert::LineLow {
+                    stake_cents: 200,
+                    money: Money::Play,
+                    left: 99,
+                    tickets: 1_000
+                },
+                Alert::LineEmpty {
+                    stake_cents: 200,
+                    money: Money::Real
+                },
+            ]
+        );
+    }
 }

@@ -10,21 +10,21 @@ use eldorado_server::{app, console, AppState};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
-struct Page {
-    status: StatusCode,
-    headers: axum::http::HeaderMap,
-    text: String,
+pub struct Page {
+    pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
+    pub text: String,
 }
 
 impl Page {
-    fn location(&self) -> &str {
+    pub fn location(&self) -> &str {
         self.headers
             .get(header::LOCATION)
             .map_or("", |v| v.to_str().unwrap())
     }
 
     /// The `value` of the first hidden `csrf` field.
-    fn csrf(&self) -> String {
+    pub fn csrf(&self) -> String {
         let at = self.text.find(r#"name="csrf" value=""#).expect("a form");
         let rest = &self.text[at + r#"name="csrf" value=""#.len()..];
         rest[..rest.find('"').unwrap()].to_owned()
@@ -40,7 +40,7 @@ impl Page {
     }
 }
 
-async fn send(
+pub async fn send(
     router: &Router,
     method: Method,
     path: &str,
@@ -78,7 +78,7 @@ async fn send(
 }
 
 /// Signs in with the operator key: the cookie to send back.
-async fn sign_in(router: &Router, state: &AppState) -> String {
+pub async fn sign_in(router: &Router, state: &AppState) -> String {
     let form = format!("key={}", operator_key(state));
     let page = send(
         router,

@@ -842,3 +842,57 @@ async fn outbox_under_a_fault_mix_empties_once_the_wallet_heals() {
     let players: Vec<(&str, u64)> = players.iter().map(|p| (p.as_str(), START_CENTS)).collect();
     assert_reconciled(&state, &stub, &players);
 }
+
+/// The console's wallet page: the calls waiting and why, and « retry now »,
+/// which sends them at once instead of after their backoff.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_shows_failed_calls_and_retries_them_now() {
+    use crate::console::{send, sign_in};
+    let stub = stub().await;
+    let (state, _clock) = wallet_server_on("wallet-console", &stub).await;
+    let router = app(state.clone());
+    stub.settle_mode(SettleMode::Error500);
+    queue_credits(&router, &state, &stub, 3).await;
+    assert_eq!(drain(&state).await.failed, 3);
+    // Each now waits its backoff, and the manual clock never moves.
+    assert_eq!(drain(&state).await.failed, 0);
+
+    let cookie = sign_in(&router, &state).await;
+    let page = send(
+        &router,
+        Method::GET,
+        "/operator/wallet",
+        Some(&cookie),
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.text.contains(r#"<dd id="backlog">3</dd>"#),
+        "{}",
+        page.text
+    );
+    let failures = &page.text[page.text.find(r#"id="failures""#).unwrap()..];
+    assert!(failures.contains("500"), "{failures}");
+    assert!(failures.contains(r#"<td class="num">3</td>"#), "{failures}");
+
+    stub.settle_mode(SettleMode::Accept);
+    let retried = send(
+        &router,
+        Method::POST,
+        "/operator/wallet/retry",
+        Some(&cookie),
+        Some(&format!("csrf={}", page.csrf())),
+        &[],
+    )
+    .await;
+    assert_eq!(retried.status, StatusCode::SEE_OTHER);
+    // Without the retry they would wait for a clock that does not move.
+    let started = std::time::Instant::now();
+    while !state.store.outbox_due(10).unwrap().is_empty() {
+        assert!(started.elapsed() < TIMEOUT, "the retry sent nothing");
+        drain(&state).await;
+    }
+    assert_reconciled(&state, &stub, &[("casino-ob", 100_000)]);
+}
