@@ -18,6 +18,8 @@ use support::dealing::{witness, witness_vkey, Killed as Process};
 
 #[path = "support/mod.rs"]
 mod support;
+#[path = "support/wallet.rs"]
+mod wallet;
 
 /// The witness's key, known to the test as to the operator who pins it.
 const WITNESS_SECRET: [u8; 32] = [0x42; 32];
@@ -54,7 +56,19 @@ fn serve_command(data: &Path, addr: SocketAddr) -> Command {
 /// The witness polls every 100 ms: 600 ms covers its cosignature, and a
 /// purchase names the first round after the second that follows.
 fn serve(data: &Path, addr: SocketAddr, beacon: SocketAddr, key: &str) -> Process {
+    serve_with(data, addr, beacon, key, &[])
+}
+
+/// [`serve`] with more flags.
+fn serve_with(
+    data: &Path,
+    addr: SocketAddr,
+    beacon: SocketAddr,
+    key: &str,
+    extra: &[&str],
+) -> Process {
     let child = serve_command(data, addr)
+        .args(extra)
         .args(["--beacon", &format!("http://{beacon}"), "--beacon-key", key])
         .args(["--deal-lead-ms", "600", "--deal-wait-ms", "4000"])
         .args(["--witness", &witness_vkey(WITNESS_SECRET)])
@@ -325,6 +339,105 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
     assert!(passed.status.success(), "{}", text(&passed));
     assert!(
         text(&passed).contains("purchases 2, dealt by the rule 2, waiting 0"),
+        "{}",
+        text(&passed)
+    );
+}
+
+/// With the seamless wallet (`--wallet`): the stake is debited at the
+/// operator's wallet, the paid round becomes a purchase dealt by the
+/// beacon like any other, and each prize is credited there once, under
+/// its round's credit id. The operator's books end at start − stakes +
+/// prizes of the tickets dealt, and the audit re-deals every one.
+#[test]
+fn purchases_paid_at_the_operators_wallet_are_dealt_then_credited_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (beacon_addr, addr) = (free_port(), free_port());
+    let url = format!("http://{addr}");
+    let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
+    let wallet = wallet::Wallet::start();
+    let secret = dir.path().join("wallet.secret");
+    std::fs::write(&secret, "a secret shared with the wallet\n").unwrap();
+    let secret = secret.display().to_string();
+    let _server = serve_with(
+        &data,
+        addr,
+        beacon_addr,
+        &key,
+        &["--wallet", &wallet.url, "--wallet-secret-file", &secret],
+    );
+    let _witness = witness(dir.path(), &url, WITNESS_SECRET);
+    let client = Client::new();
+    let operator_key = std::fs::read_to_string(data.join("operator-api.key")).unwrap();
+    const START: u64 = 10_000;
+    wallet.set_balance("casino-1", START);
+    let session: Value = read(
+        client
+            .post(format!("{url}/api/operator/sessions"))
+            .bearer_auth(operator_key.trim())
+            .header("content-type", "application/json")
+            .body(json!({"player_id": "casino-1"}).to_string())
+            .send()
+            .unwrap(),
+    );
+    let player = Player {
+        token: session["token"].as_str().expect("a session").to_owned(),
+        client,
+        url: url.clone(),
+    };
+    let config: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/config"))
+            .send()
+            .unwrap(),
+    );
+    let operator = config["public_key"].as_str().unwrap().to_owned();
+
+    let (mut prizes, mut winners, mut last_sale) = (0, 0, 0);
+    for i in 0..12 {
+        let sale = sold(player.buy(&format!("wallet-sale-{i:02}")));
+        assert_eq!(
+            sale.commitment.commitment.money,
+            eldorado_engine::Money::Real
+        );
+        check_deal(&sale, &operator, &key).expect("dealt by the rule");
+        let prize = sale.sale.sale.ticket.prize_cents;
+        assert_eq!(
+            sale.balance_after_cents + 50,
+            sale.balance_before_cents + prize,
+            "the operator's balance around the stake, then the prize"
+        );
+        prizes += prize;
+        winners += u64::from(prize > 0);
+        last_sale = sale.sale.sale.sale_id;
+    }
+    // A replay answers the same sale: nothing debited twice.
+    let again = sold(player.buy("wallet-sale-00"));
+    assert_eq!(again.sale.sale.sale_id + 11, last_sale);
+
+    // The prizes reach the operator's wallet through the outbox.
+    let expected = START - 12 * 50 + prizes;
+    let started = Instant::now();
+    while wallet.balance("casino-1") != expected {
+        assert!(
+            started.elapsed() < START_LIMIT,
+            "the wallet holds {}, not {expected}",
+            wallet.balance("casino-1")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let credits = wallet.credits();
+    assert_eq!(credits.len() as u64, winners);
+    assert_eq!(credits.values().sum::<u64>(), prizes);
+    assert!(credits.keys().all(|id| id.starts_with("credit:")));
+
+    player.wait_logged(last_sale);
+    let passed = audit(&url, &[]);
+    assert!(passed.status.success(), "{}", text(&passed));
+    assert!(
+        text(&passed).contains("purchases 12, dealt by the rule 12, waiting 0"),
         "{}",
         text(&passed)
     );

@@ -470,12 +470,6 @@ impl Config {
             return Err("the sale batch size must be at least 1".to_owned());
         }
         if let Some(dealing) = &self.dealing {
-            if self.wallet.is_some() {
-                return Err(
-                    "--beacon with --wallet: the seamless wallet does not deal by the beacon yet"
-                        .to_owned(),
-                );
-            }
             if url::Url::parse(&dealing.beacon_url)
                 .map_or(true, |u| !matches!(u.scheme(), "http" | "https"))
             {

@@ -21,9 +21,11 @@
 use crate::blocks::BlockBook;
 use crate::clock::Clock;
 use crate::config::WalletConfig;
+use crate::dealer::Dealer;
 use crate::error::ApiError;
 use crate::keys::os_random;
 use crate::outbox_backoff::{Backoff, Schedule};
+use crate::store::sale_batch::Dealing;
 use crate::store::seamless::{debit_id, OutboxItem, OutboxKind, Release, ReserveOutcome, Settled};
 use crate::store::{QueuedOutboxItem, SaleOutcome, SaleRequest, Store, StoreResult};
 use crate::wallet_client::{NoAnswer, WalletClient};
@@ -46,6 +48,9 @@ pub struct SeamlessWallet {
     schedule: Mutex<Schedule>,
     /// What the last pass saw of the outbox, for `/api/health`.
     backlog: Mutex<OutboxBacklog>,
+    /// With `--beacon`: the dealer that names a purchase's round, and the
+    /// public log's sequencer to wake for it.
+    dealing: Option<(Arc<Dealer>, Arc<Notify>)>,
 }
 
 /// The outbox as the last pass left it.
@@ -84,6 +89,7 @@ impl SeamlessWallet {
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         book: Arc<BlockBook>,
+        dealing: Option<(Arc<Dealer>, Arc<Notify>)>,
     ) -> SeamlessWallet {
         SeamlessWallet {
             client: WalletClient::new(&config),
@@ -95,6 +101,7 @@ impl SeamlessWallet {
             restarts: AtomicU64::new(0),
             schedule: Mutex::default(),
             backlog: Mutex::default(),
+            dealing,
         }
     }
 
@@ -201,7 +208,26 @@ impl SeamlessWallet {
         let store = Arc::clone(&self.store);
         let now_ms = self.clock.now_ms();
         let id = round_id.to_owned();
-        match blocking(move || store.settle_round(&id, balance_cents, now_ms)).await? {
+        // With fair dealing the paid round is a purchase, dealt by the
+        // round after it is cosigned, as a purchase of the sale desk is.
+        let dealing = match &self.dealing {
+            Some((dealer, _)) => Dealing::Beacon {
+                round: dealer.round_for(now_ms),
+            },
+            None => Dealing::InOrder,
+        };
+        match blocking(move || store.settle_round(&id, balance_cents, now_ms, dealing)).await? {
+            Settled::Bought { purchase, sold_out } => {
+                crate::metrics::bought(purchase.stake_cents);
+                if let Some((_, log_kick)) = &self.dealing {
+                    // Its round comes soon: it must be on the record first.
+                    log_kick.notify_one();
+                }
+                if sold_out {
+                    self.book.ensure_supply();
+                }
+                Ok(SaleOutcome::Bought(purchase))
+            }
             Settled::Sold { record, sold_out } => {
                 crate::metrics::sold(record.ticket.stake_cents, record.ticket.prize_cents);
                 if sold_out || record.ticket.prize_cents > 0 {

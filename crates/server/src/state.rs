@@ -212,6 +212,7 @@ impl AppState {
                 Arc::clone(&store),
                 Arc::clone(&clock),
                 Arc::clone(&book),
+                dealer.clone().map(|dealer| (dealer, Arc::clone(&log_kick))),
             ))
         });
         let desk = SaleDesk::start(

@@ -178,7 +178,7 @@ impl Dealer {
         let store = Arc::clone(store);
         let dealt = tokio::task::spawn_blocking(move || {
             let mut trees = trees;
-            let dealt = store.deal(&randomness, &mut trees, DEAL_BATCH);
+            let dealt = store.deal(&randomness, &mut trees, DEAL_BATCH, now_ms);
             (trees, dealt)
         })
         .await;

@@ -9,8 +9,13 @@
 //!
 //! A purchase whose round is not out yet holds back every later purchase
 //! of its block: a block's deals never change order.
+//!
+//! A purchase paid at the operator's seamless wallet (its idempotency key
+//! names a paid round) has its prize queued as that round's credit
+//! (`seamless::queue_credit`) instead of added to a balance kept here.
 
-use super::tx::{NewSale, PurchaseTx};
+use super::seamless::queue_credit;
+use super::tx::{NewSale, RoundTx};
 use super::{corrupt, PurchaseRecord, StoreResult};
 use eldorado_engine::deal::{deal_one, DealProof, Node, UnsoldTree, BEACON_SIGNATURE_LEN};
 use eldorado_engine::Hash;
@@ -42,11 +47,12 @@ pub struct Dealt {
 
 /// Deals what it can of the first `limit` logged purchases waiting. On an
 /// error the caller rolls back, and must forget `trees` (they moved).
-pub fn deal_waiting<T: PurchaseTx + ?Sized>(
+pub fn deal_waiting<T: RoundTx + ?Sized>(
     tx: &mut T,
     trees: &mut Trees,
     randomness: &Randomness,
     limit: u32,
+    now_ms: u64,
 ) -> StoreResult<Vec<Dealt>> {
     let mut held = HashSet::new();
     let mut checked = HashSet::new();
@@ -62,16 +68,17 @@ pub fn deal_waiting<T: PurchaseTx + ?Sized>(
         if checked.insert(purchase.block) {
             current_tree(tx, trees, purchase.block, purchase.block_tickets)?;
         }
-        dealt.push(deal(tx, trees, &purchase, value)?);
+        dealt.push(deal(tx, trees, &purchase, value, now_ms)?);
     }
     Ok(dealt)
 }
 
-fn deal<T: PurchaseTx + ?Sized>(
+fn deal<T: RoundTx + ?Sized>(
     tx: &mut T,
     trees: &mut Trees,
     purchase: &PurchaseRecord,
     value: &BeaconValue,
+    now_ms: u64,
 ) -> StoreResult<Dealt> {
     let index = purchase
         .log_index
@@ -87,10 +94,18 @@ fn deal<T: PurchaseTx + ?Sized>(
         .ticket(purchase.block, position, purchase.stake_cents)?
         .ok_or_else(|| corrupt(format!("block {} has no ticket {position}", purchase.block)))?;
     let prize = ticket.prize_cents;
-    let (_, balance) = tx
-        .player_for_update(&purchase.player_id)?
-        .ok_or_else(|| corrupt("a purchase of a missing player"))?;
-    tx.set_balance(&purchase.player_id, storable(balance.checked_add(prize))?)?;
+    match tx.paid_round_by_key(&purchase.player_id, &purchase.idempotency_key)? {
+        Some(round_id) if prize > 0 => {
+            queue_credit(tx, &round_id, &purchase.player_id, prize, now_ms)?
+        }
+        Some(_) => {}
+        None => {
+            let (_, balance) = tx
+                .player_for_update(&purchase.player_id)?
+                .ok_or_else(|| corrupt("a purchase of a missing player"))?;
+            tx.set_balance(&purchase.player_id, storable(balance.checked_add(prize))?)?;
+        }
+    }
     if prize > 0 {
         tx.take_prize(purchase.block, prize)?;
     }
@@ -168,7 +183,7 @@ fn storable(balance: Option<u64>) -> StoreResult<u64> {
 /// The kept tree of `block` if it has as many sales as the store, else
 /// one rebuilt from the store's sold positions (a restart, another
 /// server's deals, or a pass rolled back).
-fn current_tree<T: PurchaseTx + ?Sized>(
+fn current_tree<T: RoundTx + ?Sized>(
     tx: &mut T,
     trees: &mut Trees,
     block: u64,

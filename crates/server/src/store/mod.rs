@@ -480,6 +480,7 @@ pub trait Store: Send + Sync + 'static {
         randomness: &deal::Randomness,
         trees: &mut deal::Trees,
         limit: u32,
+        now_ms: u64,
     ) -> StoreResult<Vec<deal::Dealt>>;
     fn sale(&self, player_id: &str, sale_id: u64) -> StoreResult<Option<SaleRecord>>;
     /// Newest first, sale ids below `before`.
@@ -510,6 +511,7 @@ pub trait Store: Send + Sync + 'static {
         round_id: &str,
         balance_after_debit_cents: u64,
         now_ms: u64,
+        dealing: sale_batch::Dealing,
     ) -> StoreResult<Settled>;
     /// The round ends without a sale (`seamless::release`).
     fn release_round(&self, round_id: &str, why: Release, now_ms: u64) -> StoreResult<bool>;

@@ -14,12 +14,20 @@
 //! A block sells out only when every ticket is sold: its count of sold
 //! tickets moves at `settle`, so it cannot switch over while a round holds
 //! one of its tickets.
+//!
+//! With fair dealing (`Dealing::Beacon`), the ticket a round reserves only
+//! holds a place in its block: `settle` turns the paid round into a
+//! purchase of that block, which the beacon deals like any other
+//! (`deal`), and the deal queues the prize credit under the round's id.
 
 use super::protection::ProtectionDefaults;
-use super::sale_batch::{admit, Admission};
-use super::tx::NewSale;
+use super::sale_batch::{admit, Admission, Dealing};
+use super::tx::{NewPurchase, NewSale, RoundEnd};
 pub use super::tx::{OutboxItem, OutboxKind, Round, RoundTx, TicketPoolTx};
-use super::{corrupt, BlockStatus, PlayerKind, SaleOutcome, SaleRecord, SaleRequest, StoreResult};
+use super::{
+    corrupt, BlockStatus, PlayerKind, PurchaseRecord, SaleOutcome, SaleRecord, SaleRequest,
+    StoreResult,
+};
 use std::collections::HashMap;
 
 impl Round {
@@ -55,6 +63,12 @@ pub enum ReserveOutcome {
 pub enum Settled {
     /// The round is a sale; `sold_out` if it sold its block's last ticket.
     Sold { record: SaleRecord, sold_out: bool },
+    /// The round is a purchase, for the beacon's round to deal;
+    /// `sold_out` if it took its block's last place.
+    Bought {
+        purchase: PurchaseRecord,
+        sold_out: bool,
+    },
     /// The round was no longer reserved (a recovery released it meanwhile
     /// and queued its rollback): nothing was sold.
     Gone,
@@ -127,10 +141,17 @@ pub fn settle<T: RoundTx + ?Sized>(
     round_id: &str,
     balance_after_debit_cents: u64,
     now_ms: u64,
+    dealing: Dealing,
 ) -> StoreResult<Settled> {
     let Some(round) = tx.reserved_round_for_update(round_id)? else {
         return Ok(Settled::Gone);
     };
+    if let Dealing::Beacon {
+        round: beacon_round,
+    } = dealing
+    {
+        return settle_purchase(tx, round, balance_after_debit_cents, now_ms, beacon_round);
+    }
     let ticket = tx
         .ticket(round.block, round.position, round.stake_cents)?
         .ok_or_else(|| corrupt(format!("round {round_id} holds a missing ticket")))?;
@@ -156,34 +177,11 @@ pub fn settle<T: RoundTx + ?Sized>(
         balance_before_cents: before,
         balance_after_cents: after,
     })?;
-    tx.end_round(round_id, Some(sale_id), now_ms)?;
-    let (status, sold, tickets) = tx
-        .block_counts_for_update(round.block)?
-        .ok_or_else(|| corrupt(format!("round {round_id} of a missing block")))?;
-    let sold = sold + 1;
-    let sold_out = sold == tickets && status == BlockStatus::Open;
-    if sold_out {
-        tx.set_block_sold(round.block, sold, BlockStatus::SoldOut)?;
-        let (_, stake, money) = tx
-            .block_status_for_update(round.block)?
-            .ok_or_else(|| corrupt("a block vanished"))?;
-        super::switch_over::open_next(tx, stake, money)?;
-    } else {
-        tx.set_block_sold(round.block, sold, status)?;
-    }
+    tx.end_round(round_id, RoundEnd::Sold(sale_id), now_ms)?;
+    let (sold_out, tickets) = count_sold(tx, &round)?;
     if ticket.prize_cents > 0 {
         tx.take_prize(round.block, ticket.prize_cents)?;
-        tx.insert_outbox(
-            &OutboxItem {
-                transaction_id: credit_id(round_id),
-                kind: OutboxKind::Credit,
-                round_id: round_id.to_owned(),
-                player_id: round.player_id.clone(),
-                amount_cents: ticket.prize_cents,
-                original_transaction_id: None,
-            },
-            now_ms,
-        )?;
+        queue_credit(tx, round_id, &round.player_id, ticket.prize_cents, now_ms)?;
     }
     Ok(Settled::Sold {
         record: SaleRecord {
@@ -204,6 +202,98 @@ pub fn settle<T: RoundTx + ?Sized>(
     })
 }
 
+/// One more ticket of the round's block is sold (or bought): whether that
+/// sold it out (then the next block of its line opens), and its tickets.
+fn count_sold<T: RoundTx + ?Sized>(tx: &mut T, round: &Round) -> StoreResult<(bool, u32)> {
+    let (status, sold, tickets) = tx
+        .block_counts_for_update(round.block)?
+        .ok_or_else(|| corrupt(format!("round {} of a missing block", round.round_id)))?;
+    let sold = sold + 1;
+    let sold_out = sold == tickets && status == BlockStatus::Open;
+    if sold_out {
+        tx.set_block_sold(round.block, sold, BlockStatus::SoldOut)?;
+        let (_, stake, money) = tx
+            .block_status_for_update(round.block)?
+            .ok_or_else(|| corrupt("a block vanished"))?;
+        super::switch_over::open_next(tx, stake, money)?;
+    } else {
+        tx.set_block_sold(round.block, sold, status)?;
+    }
+    Ok((sold_out, tickets))
+}
+
+/// Queues a round's prize credit at the operator's wallet (at its sale, or
+/// at its purchase's deal).
+pub fn queue_credit<T: RoundTx + ?Sized>(
+    tx: &mut T,
+    round_id: &str,
+    player_id: &str,
+    prize_cents: u64,
+    now_ms: u64,
+) -> StoreResult<()> {
+    tx.insert_outbox(
+        &OutboxItem {
+            transaction_id: credit_id(round_id),
+            kind: OutboxKind::Credit,
+            round_id: round_id.to_owned(),
+            player_id: player_id.to_owned(),
+            amount_cents: prize_cents,
+            original_transaction_id: None,
+        },
+        now_ms,
+    )
+}
+
+/// Step 3 with fair dealing: the paid round becomes a purchase of the
+/// block where it held a place, for `beacon_round` to deal. Its balances
+/// are the operator's, around the debit.
+fn settle_purchase<T: RoundTx + ?Sized>(
+    tx: &mut T,
+    round: Round,
+    balance_after_debit_cents: u64,
+    now_ms: u64,
+    beacon_round: u64,
+) -> StoreResult<Settled> {
+    let before = balance_after_debit_cents
+        .checked_add(round.stake_cents)
+        .filter(|b| i64::try_from(*b).is_ok())
+        .ok_or_else(|| corrupt("balance overflow"))?;
+    let purchase_id = tx.insert_purchase(&NewPurchase {
+        player_id: &round.player_id,
+        idempotency_key: &round.idempotency_key,
+        stake_cents: round.stake_cents,
+        block: round.block,
+        bought_at_ms: now_ms,
+        client_nonce: round.client_nonce,
+        round: beacon_round,
+        balance_before_cents: before,
+        balance_after_cents: balance_after_debit_cents,
+    })?;
+    tx.end_round(&round.round_id, RoundEnd::Bought, now_ms)?;
+    let (sold_out, tickets) = count_sold(tx, &round)?;
+    Ok(Settled::Bought {
+        purchase: PurchaseRecord {
+            purchase_id,
+            player_id: round.player_id,
+            idempotency_key: round.idempotency_key,
+            block: round.block,
+            block_tickets: tickets,
+            stake_cents: round.stake_cents,
+            bought_at_ms: now_ms,
+            client_nonce: round.client_nonce,
+            round: beacon_round,
+            balance_before_cents: before,
+            balance_after_cents: balance_after_debit_cents,
+            // The sequencer logs it after this transaction commits.
+            log_index: None,
+            sale_id: None,
+            deal_proof: None,
+            round_signature: None,
+        },
+        sold_out,
+    })
+}
+
 /// Step 3 without a sale: the ticket goes back to its block, and for a
 /// debit without answer a rollback is queued. False if the round was not
 /// reserved (already settled or released): nothing changes then.
@@ -216,7 +306,7 @@ pub fn release<T: RoundTx + ?Sized>(
     let Some(round) = tx.reserved_round_for_update(round_id)? else {
         return Ok(false);
     };
-    tx.end_round(round_id, None, now_ms)?;
+    tx.end_round(round_id, RoundEnd::Released, now_ms)?;
     tx.free_ticket(round.block, round.position)?;
     if why == Release::NoAnswer {
         tx.insert_outbox(

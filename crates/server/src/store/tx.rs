@@ -302,14 +302,27 @@ pub trait TicketPoolTx {
 }
 
 /// What the seamless wallet's rounds need beyond a sale.
+/// How a reserved round ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoundEnd {
+    /// Paid, and its ticket sold: the sale.
+    Sold(u64),
+    /// Paid, and a purchase the beacon will deal (state `sold`, no sale yet).
+    Bought,
+    /// Not paid (refused, or rolled back).
+    Released,
+}
+
 pub trait RoundTx: PurchaseTx {
     /// The reserved round of this idempotency key, if any.
     fn reserved_round_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<Round>>;
     fn insert_round(&mut self, round: &Round) -> StoreResult<()>;
     /// The round if it is still reserved, locked for the transaction.
     fn reserved_round_for_update(&mut self, round_id: &str) -> StoreResult<Option<Round>>;
-    /// Ends a reserved round: sold (with its sale) or released.
-    fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()>;
+    /// Ends a reserved round.
+    fn end_round(&mut self, round_id: &str, end: RoundEnd, now_ms: u64) -> StoreResult<()>;
+    /// The paid round of this idempotency key, if any: its id.
+    fn paid_round_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<String>>;
     fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()>;
     /// Status, sold count and ticket count of a block, locked.
     fn block_counts_for_update(

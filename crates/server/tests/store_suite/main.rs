@@ -78,6 +78,7 @@ macro_rules! all_cases {
                 purchases_are_paid_logged_then_dealt_by_the_rule,
                 a_purchase_waiting_for_its_round_holds_back_its_block,
                 two_dealers_deal_each_purchase_once,
+                paid_wallet_rounds_are_dealt_and_their_prizes_credited_at_the_wallet,
                 the_consoles_reads_agree_with_the_sales,
                 failed_wallet_calls_are_counted_by_reason,
             ]

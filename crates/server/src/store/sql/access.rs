@@ -6,8 +6,8 @@ use super::text as q;
 use super::{query, query_one, query_opt, Conn, Param};
 use crate::store::tx::{
     BlockTx, LaunchRecord, LaunchTx, NewPurchase, NewSale, OpenBlock, OutboxItem, ProtectionRow,
-    ProtectionTx, PurchaseTx, QueuedOutboxItem, Round, RoundTx, SaleTx, TicketPoolTx, WalletOp,
-    WalletTx, WindowSale, WindowTotals,
+    ProtectionTx, PurchaseTx, QueuedOutboxItem, Round, RoundEnd, RoundTx, SaleTx, TicketPoolTx,
+    WalletOp, WalletTx, WindowSale, WindowTotals,
 };
 use crate::store::{
     corrupt, BlockRecord, BlockStatus, PlayerKind, PlayerRecord, PurchaseRecord, SaleRecord,
@@ -666,11 +666,11 @@ impl<C: Conn + ?Sized> RoundTx for C {
         )
     }
 
-    fn end_round(&mut self, round_id: &str, sale_id: Option<u64>, now_ms: u64) -> StoreResult<()> {
-        let state = if sale_id.is_some() {
-            "sold"
-        } else {
-            "released"
+    fn end_round(&mut self, round_id: &str, end: RoundEnd, now_ms: u64) -> StoreResult<()> {
+        let (state, sale_id) = match end {
+            RoundEnd::Sold(sale_id) => ("sold", Some(sale_id)),
+            RoundEnd::Bought => ("sold", None),
+            RoundEnd::Released => ("released", None),
         };
         self.execute(
             &q::END_ROUND,
@@ -682,6 +682,15 @@ impl<C: Conn + ?Sized> RoundTx for C {
             ],
         )?;
         Ok(())
+    }
+
+    fn paid_round_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<String>> {
+        query_opt(
+            self,
+            &q::PAID_ROUND_BY_KEY,
+            &[player_id.into(), key.into()],
+            |r| r.text(0),
+        )
     }
 
     fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()> {

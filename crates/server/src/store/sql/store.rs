@@ -289,10 +289,11 @@ impl<B: Backend> Store for SqlStore<B> {
         randomness: &deal::Randomness,
         trees: &mut deal::Trees,
         limit: u32,
+        now_ms: u64,
     ) -> StoreResult<Vec<deal::Dealt>> {
         let dealt = self
             .backend
-            .transaction(|c| deal::deal_waiting(c, trees, randomness, limit));
+            .transaction(|c| deal::deal_waiting(c, trees, randomness, limit, now_ms));
         if dealt.is_err() {
             // The trees took positions the rollback gave back.
             trees.clear();
@@ -347,9 +348,11 @@ impl<B: Backend> Store for SqlStore<B> {
         round_id: &str,
         balance_after_debit_cents: u64,
         now_ms: u64,
+        dealing: Dealing,
     ) -> StoreResult<Settled> {
-        self.backend
-            .transaction(|c| seamless::settle(c, round_id, balance_after_debit_cents, now_ms))
+        self.backend.transaction(|c| {
+            seamless::settle(c, round_id, balance_after_debit_cents, now_ms, dealing)
+        })
     }
 
     fn release_round(&self, round_id: &str, why: Release, now_ms: u64) -> StoreResult<bool> {

@@ -300,6 +300,8 @@ texts! {
     );
     END_ROUND = "UPDATE wallet_rounds SET state = $1, sale_id = $2, ended_at_ms = $3 \
                  WHERE round_id = $4 AND state = 'reserved'";
+    PAID_ROUND_BY_KEY = "SELECT round_id FROM wallet_rounds \
+                         WHERE player_id = $1 AND idempotency_key = $2 AND state = 'sold'";
     FREE_TICKET = "INSERT INTO wallet_free_tickets (block, position) VALUES ($1, $2)";
     INSERT_OUTBOX = "INSERT INTO wallet_outbox (transaction_id, kind, round_id, player_id, \
                      amount_cents, original_transaction_id, created_at_ms) \

@@ -16,6 +16,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0007_wallet_outbox_given_up.sql"),
     include_str!("../../../migrations/sqlite/0008_public_log.sql"),
     include_str!("../../../migrations/sqlite/0009_purchases.sql"),
+    include_str!("../../../migrations/sqlite/0010_wallet_purchases.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {

@@ -42,7 +42,7 @@ fn deal(store: &dyn Store, rounds: &[u64], trees: &mut Trees) -> Vec<Dealt> {
             (r, value)
         })
         .collect();
-    store.deal(&randomness, trees, 100).unwrap()
+    store.deal(&randomness, trees, 100, START_MS).unwrap()
 }
 
 /// Every record of the log replayed by the engine, as the auditor does:
@@ -185,4 +185,83 @@ pub fn two_dealers_deal_each_purchase_once(backend: &impl Backend) {
     assert_conserved(stores[1].totals().unwrap(), 1_000);
     pass(&*stores[1], 100);
     assert_eq!(replay_log(&*stores[1]), 8);
+}
+
+/// With the seamless wallet: a paid round becomes a purchase of the block
+/// where it held a place, dealt like any other; its prize is queued as the
+/// round's credit at the operator, never added to a balance kept here.
+pub fn paid_wallet_rounds_are_dealt_and_their_prizes_credited_at_the_wallet(
+    backend: &impl Backend,
+) {
+    use eldorado_server::store::sale_batch::Dealing;
+    use eldorado_server::store::seamless::{Release, ReserveOutcome, Settled};
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, REAL, TICKETS);
+    store.create_player("op", PlayerKind::Operator, 0).unwrap();
+    let now = backend.clock().now_ms();
+    for (key, round) in [("k1", "r1"), ("k2", "r2"), ("k3", "r3")] {
+        let reserved = store
+            .reserve_round(&request("op", Stake::HALF_EURO, key), round, now)
+            .unwrap();
+        assert!(
+            matches!(reserved, ReserveOutcome::Reserved(_)),
+            "{reserved:?}"
+        );
+    }
+    let beacon = Dealing::Beacon { round: 7 };
+    let mut purchases = Vec::new();
+    for (round, after_debit) in [("r1", 950), ("r2", 900)] {
+        match store.settle_round(round, after_debit, now, beacon).unwrap() {
+            Settled::Bought { purchase, sold_out } => {
+                assert!(!sold_out);
+                assert_eq!(purchase.balance_before_cents, after_debit + 50);
+                assert_eq!(purchase.balance_after_cents, after_debit);
+                assert_eq!((purchase.block, purchase.round), (1, 7));
+                purchases.push(purchase);
+            }
+            other => panic!("expected a purchase, got {other:?}"),
+        }
+    }
+    assert!(store.release_round("r3", Release::NoAnswer, now).unwrap());
+    let block = store.block(1).unwrap().unwrap();
+    assert_eq!((block.sold, block.undealt), (2, 2));
+    // A retry of a paid key is its purchase, not a second round.
+    let replay = store
+        .reserve_round(&request("op", Stake::HALF_EURO, "k1"), "r1-again", now)
+        .unwrap();
+    assert_eq!(
+        replay,
+        ReserveOutcome::Answered(SaleOutcome::Bought(purchases[0].clone()))
+    );
+
+    pass(&*store, 100);
+    let dealt = deal(&*store, &[7], &mut Trees::new());
+    assert_eq!(dealt.len(), 2);
+    pass(&*store, 100);
+    assert_eq!(replay_log(&*store), 2);
+    // The operator's wallet gets each prize under its round's credit id;
+    // nothing was credited here.
+    assert_eq!(balance(&*store, "op"), 0);
+    let mut queued: Vec<(String, u64)> = store
+        .outbox_due(10)
+        .unwrap()
+        .into_iter()
+        .map(|q| (q.item.transaction_id, q.item.amount_cents))
+        .collect();
+    queued.sort();
+    let mut expected = vec![("rollback:r3".to_owned(), 50)];
+    for (deal, round) in dealt.iter().zip(["r1", "r2"]) {
+        if deal.prize_cents > 0 {
+            expected.push((format!("credit:{round}"), deal.prize_cents));
+        }
+        let sale = store.sale("op", deal.sale_id).unwrap().unwrap();
+        let purchase = &purchases[if round == "r1" { 0 } else { 1 }];
+        assert_eq!(sale.balance_before_cents, purchase.balance_before_cents);
+        assert_eq!(
+            sale.balance_after_cents,
+            purchase.balance_after_cents + deal.prize_cents
+        );
+    }
+    expected.sort();
+    assert_eq!(queued, expected);
 }

@@ -4,6 +4,7 @@
 //! acknowledge.
 
 use super::*;
+use eldorado_server::store::sale_batch::Dealing;
 use eldorado_server::store::seamless::{
     OutboxItem, OutboxKind, Release, ReserveOutcome, Round, Settled,
 };
@@ -24,7 +25,7 @@ fn reserve(store: &dyn Store, key: &str, round_id: &str) -> ReserveOutcome {
 fn settled(outcome: Settled) -> (SaleRecord, bool) {
     match outcome {
         Settled::Sold { record, sold_out } => (record, sold_out),
-        Settled::Gone => panic!("the round was not reserved"),
+        other => panic!("expected a sale, got {other:?}"),
     }
 }
 
@@ -72,7 +73,11 @@ pub fn seamless_rounds_sell_or_give_back_their_ticket(backend: &impl Backend) {
     assert_eq!(r3.position, 0);
 
     // The operator took the stake of r2 and holds 1000 cents after it.
-    let (sale, sold_out) = settled(store.settle_round("r2", 1_000, START_MS + 5).unwrap());
+    let (sale, sold_out) = settled(
+        store
+            .settle_round("r2", 1_000, START_MS + 5, Dealing::InOrder)
+            .unwrap(),
+    );
     assert!(!sold_out);
     assert_eq!(sale.ticket, block.tickets[1]);
     assert_eq!(sale.player_id, "op");
@@ -83,7 +88,9 @@ pub fn seamless_rounds_sell_or_give_back_their_ticket(backend: &impl Backend) {
         (1_050, 1_100)
     );
     assert_eq!(
-        store.settle_round("r2", 1_000, START_MS).unwrap(),
+        store
+            .settle_round("r2", 1_000, START_MS, Dealing::InOrder)
+            .unwrap(),
         Settled::Gone
     );
     assert_eq!(store.sale("op", sale.sale_id).unwrap(), Some(sale.clone()));
@@ -151,7 +158,11 @@ pub fn seamless_rounds_sell_or_give_back_their_ticket(backend: &impl Backend) {
     let r5 = reserved(reserve(&*store, "key-5", "r5"));
     assert_eq!(r5.position, 2);
     assert_eq!(status(&*store, 1), BlockStatus::Open);
-    let (last, sold_out) = settled(store.settle_round("r5", 0, START_MS).unwrap());
+    let (last, sold_out) = settled(
+        store
+            .settle_round("r5", 0, START_MS, Dealing::InOrder)
+            .unwrap(),
+    );
     assert!(sold_out);
     assert_eq!(last.ticket, block.tickets[2]);
     let stored = store.block(1).unwrap().unwrap();
@@ -197,7 +208,11 @@ pub fn a_reserved_ticket_keeps_its_block_on_sale(backend: &impl Backend) {
         .unwrap());
     let again = reserved(reserve(&*store, "key-2", "r2"));
     assert_eq!((again.block, again.position), (1, 0));
-    let (sale, sold_out) = settled(store.settle_round("r2", 500, START_MS).unwrap());
+    let (sale, sold_out) = settled(
+        store
+            .settle_round("r2", 500, START_MS, Dealing::InOrder)
+            .unwrap(),
+    );
     assert!(sold_out);
     assert_eq!(sale.ticket.prize_cents, 100);
     assert_eq!(status(&*store, 1), BlockStatus::SoldOut);
@@ -249,7 +264,9 @@ pub fn lost_rounds_are_released_with_a_rollback(backend: &impl Backend) {
     assert_eq!(transaction_ids(&*store), vec!["rollback:old"]);
     // Its debit arriving now finds no round: nothing is sold.
     assert_eq!(
-        store.settle_round("old", 100, START_MS).unwrap(),
+        store
+            .settle_round("old", 100, START_MS, Dealing::InOrder)
+            .unwrap(),
         Settled::Gone
     );
     assert_eq!(store.totals().unwrap().sales, 0);
@@ -282,7 +299,11 @@ pub fn reserved_rounds_count_toward_the_stake_limit(backend: &impl Backend) {
         .unwrap()
         .unwrap();
     reserved(reserve(&*store, "key-1", "r1"));
-    settled(store.settle_round("r1", 950, START_MS).unwrap());
+    settled(
+        store
+            .settle_round("r1", 950, START_MS, Dealing::InOrder)
+            .unwrap(),
+    );
     reserved(reserve(&*store, "key-2", "r2"));
     // One sold and one being paid: a third stake would exceed 100 cents.
     match reserve(&*store, "key-3", "r3") {
