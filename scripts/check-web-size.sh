@@ -15,7 +15,8 @@ page=www/pkg/index.html
 [ -f "$page" ] || { echo "check-web-size: no $page: run scripts/build-web.sh first" >&2; exit 1; }
 
 total6=0; served=0; brotli=0
-for f in "$page" www/icon.svg $(grep -o 'www/pkg/[^"]*' "$page") www/pkg/eldorado_web_bg-*.wasm; do
+# Each file once: the page names the module too (its preload).
+for f in $(printf '%s\n' "$page" www/icon.svg $(grep -o 'www/pkg/[^"]*' "$page") www/pkg/eldorado_web_bg-*.wasm | awk '!seen[$0]++'); do
     raw=$(wc -c <"$f"); g6=$(gzip -6 -c "$f" | wc -c)
     if [ -f "$f.gz" ]; then wire=$(wc -c <"$f.gz"); else wire=$g6; fi
     if [ -f "$f.br" ]; then br=$(wc -c <"$f.br"); else br=$g6; fi

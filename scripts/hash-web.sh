@@ -56,7 +56,9 @@ mv "$pkg/style.tmp" "$pkg/$style"
 needs '"www/pkg/eldorado_web.js"' index.html
 needs '"www/main.js"' index.html
 needs '"www/style.css"' index.html
+needs '"www/pkg/eldorado_web_bg.wasm"' index.html
 sed -e "s#\"www/pkg/eldorado_web\.js\"#\"www/pkg/$glue\"#" \
+    -e "s#\"www/pkg/eldorado_web_bg\.wasm\"#\"www/pkg/$wasm\"#" \
     -e "s#\"www/main\.js\"#\"www/pkg/$main\"#" \
     -e "s#\"www/style\.css\"#\"www/pkg/$style\"#" index.html >"$pkg/index.html"
 echo "hash-web: $pkg/index.html loads $main, $glue, $wasm, $style"

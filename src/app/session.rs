@@ -15,6 +15,7 @@ use crate::operator_key::{choose, fingerprint, BUILD_PIN};
 use crate::record::{choose_trust, WitnessPins, BUILD_QUORUM, BUILD_WITNESSES};
 use crate::rules_check::mismatches;
 use crate::ui::show_config_mismatch;
+use futures_util::future::join;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 
@@ -46,7 +47,22 @@ impl Inner {
         let backend = this.backend.clone();
         let code = this.launch.code.clone();
         spawn_local(async move {
-            let config = backend.config().await;
+            // A launch code works once: it is spent only once the server
+            // answered the configuration, so that a retry can still use it.
+            // Any other session is asked for at the same time: one round
+            // trip less before « Jouer » on a slow network.
+            let (config, session) = if code.is_some() {
+                let config = backend.config().await;
+                if let Err(error) = config {
+                    if let Some(inner) = weak.upgrade() {
+                        inner.load_error(LoadError::Net(error));
+                    }
+                    return;
+                }
+                (config, load_session(backend.as_ref(), code).await)
+            } else {
+                join(backend.config(), load_session(backend.as_ref(), None)).await
+            };
             let Some(inner) = weak.upgrade() else {
                 return;
             };
@@ -58,11 +74,6 @@ impl Inner {
                 .portal
                 .borrow_mut()
                 .set_origins(config.portal_origins.clone());
-            drop(inner);
-            let session = load_session(backend.as_ref(), code).await;
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
             match session {
                 Ok(session) => inner.started(config, session),
                 Err(error) => inner.load_error(error),

@@ -3,7 +3,8 @@
 #  1. first download, gzip-compressed: HTML, CSS, JS, glue, wasm, icon;
 #  2. time to verify one sale in headless Chromium;
 #  3. reveal frame times with the CPU throttled 4x (www/bench/frames.py);
-#  4. with ELDORADO_GAME_URL, a sale's wait on that server (www/bench/sale_latency.py).
+#  4. with ELDORADO_GAME_URL, a sale's wait on that server (www/bench/sale_latency.py),
+#     and the time to « Jouer » on a phone network (www/bench/time_to_play.py).
 # Usage: www/bench/measure.sh   (from anywhere; needs wasm-pack, chromium)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -49,6 +50,13 @@ echo "== a sale's wait, from the request to the verified sale (ELDORADO_GAME_URL
 # purchase. Without ELDORADO_GAME_URL, nothing is measured here.
 if [ -n "${ELDORADO_GAME_URL:-}" ]; then
   python3 www/bench/sale_latency.py "$ELDORADO_GAME_URL" 60
+else
+  echo "(set ELDORADO_GAME_URL to measure it)"
+fi
+
+echo "== time to « Jouer », cold, Fast 3G and the CPU 4x slower (ELDORADO_GAME_URL)"
+if [ -n "${ELDORADO_GAME_URL:-}" ]; then
+  python3 www/bench/time_to_play.py "$ELDORADO_GAME_URL" 5
 else
   echo "(set ELDORADO_GAME_URL to measure it)"
 fi
