@@ -6,19 +6,8 @@ Usage: www/bench/frames.py http://127.0.0.1:PORT/frames.html [GAME_URL]
   GAME_URL: the whole game of a running `eldorado serve --demo` (e.g.
   http://127.0.0.1:8080/): tickets bought and revealed as a player does,
   frames counted while the reveal runs, and the time until Play is enabled."""
-import json, socket, subprocess, sys, time, urllib.request
-
-def call(base, method, path, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.load(r)["value"]
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+import sys, time
+from webdriver import call, chromedriver
 
 # Counts requestAnimationFrame intervals while the game's button says the
 # reveal runs (data-action="reveal-all").
@@ -126,25 +115,12 @@ def run(base, url, name, size, metrics):
 
 def main():
     url = sys.argv[1]
-    port = free_port()
-    driver = subprocess.Popen(["chromedriver", f"--port={port}"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(50):
-            try:
-                call(base, "GET", "/status")
-                break
-            except OSError:
-                time.sleep(0.2)
+    with chromedriver() as base:
         phone = {"width": 412, "height": 915, "deviceScaleFactor": 2.625, "mobile": True}
         run(base, url, "desktop", "1280,900", None)
         run(base, url, "phone", "412,915", phone)
         if len(sys.argv) > 2:
             game(base, sys.argv[2], "desktop", "1280,900", None)
             game(base, sys.argv[2], "phone", "412,915", phone)
-    finally:
-        driver.terminate()
-        driver.wait()
 
 main()

@@ -8,22 +8,11 @@ player all come over the throttled network.
 Usage: www/bench/time_to_play.py GAME_URL [RUNS]
   GAME_URL: a running `eldorado serve --demo` (e.g. http://127.0.0.1:8080/).
 Prints each run and the median, in ms from navigation start."""
-import json, socket, statistics, subprocess, sys, time, urllib.request
+import statistics, sys, time
+from webdriver import call, chromedriver
 
 FAST_3G = {"offline": False, "latency": 562.5,
            "downloadThroughput": 1_440_000 / 8, "uploadThroughput": 675_000 / 8}
-
-def call(base, method, path, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.load(r)["value"]
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 # When « Jouer » became enabled, and when the page's own requests ended.
 PLAYABLE = """
@@ -67,17 +56,7 @@ def one_run(base, url):
 def main():
     url = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    port = free_port()
-    driver = subprocess.Popen(["chromedriver", f"--port={port}"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(50):
-            try:
-                call(base, "GET", "/status")
-                break
-            except OSError:
-                time.sleep(0.2)
+    with chromedriver() as base:
         times = []
         for run in range(runs):
             seen = one_run(base, url)
@@ -91,8 +70,5 @@ def main():
             print(f"RESULT time_to_play_ms median={statistics.median(times):.0f} "
                   f"min={min(times):.0f} max={max(times):.0f} runs={len(times)} "
                   "(Fast 3G: 562.5 ms RTT, 1.44 Mbps; CPU 4x slower)")
-    finally:
-        driver.terminate()
-        driver.wait()
 
 main()
