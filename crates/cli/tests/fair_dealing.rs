@@ -326,7 +326,7 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
 
     let (_beacon, same_key) = beacon(&beacon_key, beacon_addr);
     assert_eq!(same_key, key);
-    let _server = serve(&data, addr, beacon_addr, &key);
+    let restarted = serve(&data, addr, beacon_addr, &key);
     let dealt = sold(player.buy("during-outage"));
     let second = dealt.sale.sale.ticket.prize_cents;
     assert_eq!(
@@ -342,6 +342,42 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
         "{}",
         text(&passed)
     );
+
+    // Everything dealt, a server may sell in order again; the block the
+    // beacon dealt from closes (in order, its next position could be dealt
+    // already), and the next one of its line sells.
+    let dealt_from = dealt.sale.sale.block;
+    drop(restarted);
+    let child = serve_command(&data, addr)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let _in_order = Process(child);
+    let started = Instant::now();
+    while !player
+        .client
+        .get(format!("{url}/api/health"))
+        .send()
+        .is_ok_and(|r| r.status().is_success())
+    {
+        assert!(
+            started.elapsed() < START_LIMIT,
+            "the server never got healthy"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let block: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/blocks/{dealt_from}"))
+            .send()
+            .unwrap(),
+    );
+    assert_eq!(block["status"], "closed", "{block}");
+    let in_order = sold(player.buy("after-the-beacon"));
+    assert_ne!(in_order.sale.sale.block, dealt_from);
+    assert!(in_order.deal.is_none(), "sold in order");
 }
 
 /// With the seamless wallet (`--wallet`): the stake is debited at the

@@ -204,6 +204,19 @@ impl AppState {
             if undealt > 0 {
                 return Err(StartError::Undealt(undealt));
             }
+            // Sold in order, a block the beacon dealt from would meet its
+            // dealt positions on the way: it closes, and the next opens.
+            let dealt = store.dealt_blocks_on_sale()?;
+            for &block in &dealt {
+                store.close_block(block)?;
+                tracing::warn!(
+                    block,
+                    "closed: the beacon dealt from it, and this server sells in order"
+                );
+            }
+            if !dealt.is_empty() {
+                book.ensure_supply();
+            }
         }
         let log_kick = Arc::new(tokio::sync::Notify::new());
         let wallet = config.wallet.clone().map(|wallet| {

@@ -551,6 +551,8 @@ pub trait Store: Send + Sync + 'static {
     fn live_sessions(&self, player_id: Option<&str>, now_ms: u64) -> StoreResult<u64>;
     /// Players whose id starts with `prefix`, in id order, at most `limit`.
     fn players_with_prefix(&self, prefix: &str, limit: u32) -> StoreResult<Vec<PlayerRecord>>;
+    /// Open or pending blocks that have purchases (dealt by the beacon).
+    fn dealt_blocks_on_sale(&self) -> StoreResult<Vec<u64>>;
     /// When the first and the last sold ticket of a block were sold.
     fn block_sale_span(&self, id: u64) -> StoreResult<Option<(u64, u64)>>;
     /// Wallet calls not acknowledged that failed, by their last error, the

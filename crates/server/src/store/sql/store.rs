@@ -503,6 +503,14 @@ impl<B: Backend> Store for SqlStore<B> {
         })
     }
 
+    fn dealt_blocks_on_sale(&self) -> StoreResult<Vec<u64>> {
+        self.backend.read(|c| {
+            super::query(c, &super::text::DEALT_BLOCKS_ON_SALE, &[], |r| {
+                r.u64(0, "block id")
+            })
+        })
+    }
+
     fn block_sale_span(&self, id: u64) -> StoreResult<Option<(u64, u64)>> {
         self.backend.read(|c| {
             super::query_one(c, &super::text::BLOCK_SALE_SPAN, &[decode::int(id)?], |r| {

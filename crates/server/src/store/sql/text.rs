@@ -143,6 +143,10 @@ texts! {
     /// in bytes; `substr` rather than `LIKE`, which SQLite folds to lower case.
     PLAYERS_WITH_PREFIX = "SELECT id, kind, balance_cents FROM players \
                            WHERE substr(id, 1, $1) = $2 ORDER BY id LIMIT $3";
+    /// Blocks on sale that purchases were dealt from (`state.rs`).
+    DEALT_BLOCKS_ON_SALE = "SELECT b.id FROM blocks b WHERE b.status IN ('open', 'pending') \
+                            AND EXISTS (SELECT 1 FROM purchases p WHERE p.block = b.id) \
+                            ORDER BY b.id";
     BLOCK_SALE_SPAN = "SELECT MIN(sold_at_ms), MAX(sold_at_ms) FROM sales WHERE block = $1";
     OUTBOX_FAILURES = "SELECT last_error, COUNT(*), MIN(created_at_ms) FROM wallet_outbox \
                        WHERE acknowledged_at_ms IS NULL AND last_error IS NOT NULL \

@@ -81,6 +81,7 @@ pub fn purchases_are_paid_logged_then_dealt_by_the_rule(backend: &impl Backend) 
         .collect();
     assert_eq!(balance(&*store, "ann"), 1_000 - 5 * 50, "paid at once");
     assert_eq!(store.undealt_purchases().unwrap(), 5);
+    assert_eq!(store.dealt_blocks_on_sale().unwrap(), [1]);
     let block = store.block(1).unwrap().unwrap();
     assert_eq!((block.sold, block.undealt), (5, 5));
     // A replay is the same purchase, not a second one.
