@@ -123,6 +123,9 @@ pub struct ServeArgs {
     /// Minutes a sign-in to the operator's console (/operator/) lasts.
     #[arg(long, default_value_t = 480)]
     console_session_minutes: u64,
+    /// Sign-ins to the operator's console one IP address may try per minute.
+    #[arg(long, default_value_t = 10)]
+    console_sign_ins_per_minute: u32,
     /// The operator's seamless wallet API (https:// base URL; http:// only
     /// to this machine, or with --wallet-insecure-http): it then holds
     /// the money of operator players, and each sale calls URL/debit (and
@@ -296,6 +299,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         export_deadline: Duration::from_secs(args.export_deadline_secs),
         report_max_days: args.report_max_days,
         console_session: Duration::from_secs(args.console_session_minutes.saturating_mul(60)),
+        console_sign_ins_per_minute: args.console_sign_ins_per_minute,
     };
     if let (Some(url), Some(file)) = (args.wallet, args.wallet_secret_file) {
         config.wallet = Some(WalletConfig {

@@ -298,6 +298,9 @@ pub struct Limits {
     /// How long a sign-in to the operator's console lasts
     /// (`--console-session-minutes`).
     pub console_session: Duration,
+    /// Sign-ins to the console one IP address may try per minute
+    /// (`--console-sign-ins-per-minute`; 429 page).
+    pub console_sign_ins_per_minute: u32,
 }
 
 impl Default for Limits {
@@ -317,6 +320,7 @@ impl Default for Limits {
             export_deadline: Duration::from_secs(600),
             report_max_days: 366,
             console_session: Duration::from_secs(8 * 3600),
+            console_sign_ins_per_minute: 10,
         }
     }
 }
@@ -527,6 +531,10 @@ impl Config {
             (
                 "--console-session-minutes",
                 l.console_session.as_secs() / 60,
+            ),
+            (
+                "--console-sign-ins-per-minute",
+                l.console_sign_ins_per_minute.into(),
             ),
         ];
         for (flag, value) in counts {

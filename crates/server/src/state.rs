@@ -77,6 +77,8 @@ pub struct Inner {
     pub sale_limit: RateLimiter<Arc<str>>,
     /// Per-address limit on `POST /api/launch`.
     pub launch_limit: RateLimiter<IpAddr>,
+    /// Per-address limit on the console's sign-in (`/operator/sign-in`).
+    pub console_sign_in_limit: RateLimiter<IpAddr>,
     key: Arc<SigningKey>,
     pub public_key: PublicKeyBytes,
     /// The public record's identity and witnesses.
@@ -270,6 +272,12 @@ impl AppState {
             launch_limit: RateLimiter::new(
                 "launch code exchanges",
                 limits.launches_per_minute,
+                std::time::Duration::from_secs(60),
+                Arc::clone(&clock),
+            ),
+            console_sign_in_limit: RateLimiter::new(
+                "console sign-ins",
+                limits.console_sign_ins_per_minute,
                 std::time::Duration::from_secs(60),
                 Arc::clone(&clock),
             ),

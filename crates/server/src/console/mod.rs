@@ -18,6 +18,7 @@ pub use session::{ConsoleSessions, COOKIE};
 pub use text::Lang;
 
 use crate::error::ApiError;
+use crate::routes::ClientIp;
 use crate::state::AppState;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{header, request::Parts, HeaderMap, HeaderValue, Method, StatusCode};
@@ -354,12 +355,16 @@ async fn sign_in_page(lang: Lang, QueryOr(query): QueryOr<SignInQuery>) -> Respo
 
 async fn sign_in(
     State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
     headers: HeaderMap,
     ConsoleForm(form): ConsoleForm<SignInForm>,
 ) -> Result<Response, ConsoleError> {
     if !same_site(&headers) {
         return Err(ConsoleError::Forbidden);
     }
+    // Keys are far too long to guess; the limit keeps a guesser from
+    // costing the server more than a few checks a minute.
+    state.console_sign_in_limit.check(ip)?;
     if !state.is_operator_key(form.key.trim()) {
         tracing::warn!("a console sign-in with a wrong key");
         return Ok(Redirect::to("/operator/sign-in?failed=true").into_response());

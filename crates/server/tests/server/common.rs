@@ -54,6 +54,7 @@ pub fn config(dir: &Path) -> Config {
     config.limits.demo_players_per_minute = u32::MAX;
     config.limits.sales_per_second = u32::MAX;
     config.limits.launches_per_minute = u32::MAX;
+    config.limits.console_sign_ins_per_minute = u32::MAX;
     config
 }
 

@@ -569,3 +569,59 @@ async fn a_limit_changed_from_the_console_follows_the_apis_rules() {
         2
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_ins_are_limited_per_address() {
+    use eldorado_server::clock::ManualClock;
+    use std::sync::Arc;
+    let clock = Arc::new(ManualClock::new(eldorado_server::clock::system_now_ms()));
+    let state = tokio::task::spawn_blocking({
+        let clock = Arc::clone(&clock);
+        move || shared_with(|c| c.limits.console_sign_ins_per_minute = 2, clock)
+    })
+    .await
+    .unwrap();
+    let router = app(state.clone());
+    let form = format!("key={}", operator_key(&state));
+    for attempt in ["key=wrong", "key=wrong"] {
+        let page = send(
+            &router,
+            Method::POST,
+            "/operator/sign-in",
+            None,
+            Some(attempt),
+            &[],
+        )
+        .await;
+        assert_eq!(page.location(), "/operator/sign-in?failed=true");
+    }
+    // The right key too waits its turn once the address has tried enough.
+    let refused = send(
+        &router,
+        Method::POST,
+        "/operator/sign-in",
+        None,
+        Some(&form),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        refused.text
+    );
+    assert!(refused.headers.get(header::SET_COOKIE).is_none());
+    clock.advance(std::time::Duration::from_secs(60));
+    let page = send(
+        &router,
+        Method::POST,
+        "/operator/sign-in",
+        None,
+        Some(&form),
+        &[],
+    )
+    .await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER);
+    assert!(page.headers.get(header::SET_COOKIE).is_some());
+}
