@@ -379,12 +379,14 @@ impl AppState {
     pub fn sequence_log(
         &self,
     ) -> Result<crate::public_log::Sequenced, crate::public_log::SequenceError> {
+        let now_ms = self.clock.now_ms();
         crate::public_log::sequence_once(
             &*self.store,
             &self.key,
             self.log.origin(),
             self.config.log.max_sales_per_pass,
-            self.clock.now_ms(),
+            now_ms,
+            self.dealer.as_ref().map(|dealer| dealer.round_for(now_ms)),
         )
     }
 

@@ -37,19 +37,24 @@ pub enum Sequenced {
 }
 
 /// Logs at most `max_sales` sales (and every new block) and signs the
-/// checkpoint of the new size.
+/// checkpoint of the new size. With fair dealing, `purchase_round` is the
+/// round for the purchases logged now (`Dealer::round_for` of this
+/// moment): named as a purchase goes on the record, a round is always one
+/// the witnesses can cosign it before, even for a purchase a crash kept
+/// off the record for a while. `None` keeps the round each was bought with.
 pub fn sequence_once(
     store: &dyn Store,
     key: &SigningKey,
     origin: &str,
     max_sales: u32,
     now_ms: u64,
+    purchase_round: Option<u64>,
 ) -> Result<Sequenced, SequenceError> {
     let unlogged = store.log_unlogged(max_sales)?;
     if unlogged.is_empty() {
         return Ok(Sequenced::Idle);
     }
-    let (leaves, sources) = leaves(&unlogged, key)?;
+    let (leaves, sources) = leaves(&unlogged, key, purchase_round)?;
     let first_hash = tlog::stored_hash_index(0, unlogged.size);
     let mut hashes = Vec::new();
     for (offset, leaf) in leaves.iter().enumerate() {
@@ -100,6 +105,7 @@ pub fn sequence_once(
 fn leaves(
     unlogged: &Unlogged,
     key: &SigningKey,
+    purchase_round: Option<u64>,
 ) -> Result<(Vec<Vec<u8>>, Vec<RecordSource>), LeafError> {
     let mut leaves =
         Vec::with_capacity(unlogged.blocks.len() + unlogged.sales.len() + unlogged.purchases.len());
@@ -117,10 +123,15 @@ fn leaves(
         });
     }
     for purchase in &unlogged.purchases {
-        leaves.push(LogEntry::sign_purchase(purchase.message(), key)?.to_leaf()?);
+        let mut message = purchase.message();
+        if let Some(round) = purchase_round {
+            message.round = round;
+        }
         sources.push(RecordSource::Purchase {
             purchase_id: purchase.purchase_id,
+            round: message.round,
         });
+        leaves.push(LogEntry::sign_purchase(message, key)?.to_leaf()?);
     }
     Ok((leaves, sources))
 }

@@ -47,9 +47,17 @@ pub struct LogAppend<'a> {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordSource {
-    Commitment { block: u64 },
-    Sale { sale_id: u64 },
-    Purchase { purchase_id: u64 },
+    Commitment {
+        block: u64,
+    },
+    Sale {
+        sale_id: u64,
+    },
+    /// With the round that deals it, named as it is logged.
+    Purchase {
+        purchase_id: u64,
+        round: u64,
+    },
 }
 
 /// A checkpoint as served: the log's signed note followed by the

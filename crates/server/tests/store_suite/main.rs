@@ -79,6 +79,7 @@ macro_rules! all_cases {
                 a_purchase_waiting_for_its_round_holds_back_its_block,
                 two_dealers_deal_each_purchase_once,
                 paid_wallet_rounds_are_dealt_and_their_prizes_credited_at_the_wallet,
+                a_purchase_names_the_round_of_its_logging,
                 the_consoles_reads_agree_with_the_sales,
                 failed_wallet_calls_are_counted_by_reason,
             ]

@@ -49,14 +49,21 @@ pub fn append<C: Conn + ?Sized>(
     for (offset, (leaf, source)) in append.leaves.iter().zip(append.sources).enumerate() {
         let index = int(append.from_size + offset as u64)?;
         conn.execute(&q::INSERT_LOG_RECORD, &[index, leaf[..].into()])?;
-        let (sql, id) = match *source {
-            RecordSource::Commitment { block } => (&q::SET_BLOCK_LOG_INDEX, block),
-            RecordSource::Sale { sale_id } => (&q::SET_SALE_LOG_INDEX, sale_id),
-            RecordSource::Purchase { purchase_id } => (&q::SET_PURCHASE_LOG_INDEX, purchase_id),
+        let updated = match *source {
+            RecordSource::Commitment { block } => {
+                conn.execute(&q::SET_BLOCK_LOG_INDEX, &[index, int(block)?])?
+            }
+            RecordSource::Sale { sale_id } => {
+                conn.execute(&q::SET_SALE_LOG_INDEX, &[index, int(sale_id)?])?
+            }
+            RecordSource::Purchase { purchase_id, round } => conn.execute(
+                &q::SET_PURCHASE_LOG_INDEX,
+                &[index, int(round)?, int(purchase_id)?],
+            )?,
         };
         // Only the sequencer that advanced the size gets here, so a record
         // already logged means the pass read a stale snapshot: undo it all.
-        if conn.execute(sql, &[index, int(id)?])? != 1 {
+        if updated != 1 {
             return Err(corrupt(format!("{source:?} is already in the log")));
         }
     }

@@ -101,8 +101,8 @@ texts! {
     INSERT_LOG_RECORD = "INSERT INTO log_records (idx, leaf) VALUES ($1, $2)";
     SET_BLOCK_LOG_INDEX = "UPDATE blocks SET log_index = $1 WHERE id = $2 AND log_index IS NULL";
     SET_SALE_LOG_INDEX = "UPDATE sales SET log_index = $1 WHERE sale_id = $2 AND log_index IS NULL";
-    SET_PURCHASE_LOG_INDEX = "UPDATE purchases SET log_index = $1 WHERE purchase_id = $2 \
-                              AND log_index IS NULL";
+    SET_PURCHASE_LOG_INDEX = "UPDATE purchases SET log_index = $1, round = $2 \
+                              WHERE purchase_id = $3 AND log_index IS NULL";
     INSERT_LOG_HASH = "INSERT INTO log_hashes (idx, hash) VALUES ($1, $2)";
     LOG_HASH = "SELECT hash FROM log_hashes WHERE idx = $1";
     LOG_LEAVES = "SELECT leaf FROM log_records WHERE idx >= $1 AND idx < $2 ORDER BY idx";

@@ -2,7 +2,7 @@
 //! dealt by the rule from their round, in their block's order, exactly
 //! once even with two dealers, and the log replays to the same deals.
 
-use super::public_log::pass;
+use super::public_log::{pass, pass_naming};
 use super::*;
 use eldorado_engine::deal::{DealReplay, Dealt as Replayed};
 use eldorado_engine::transparency::{record_hash, LogEntry};
@@ -265,4 +265,38 @@ pub fn paid_wallet_rounds_are_dealt_and_their_prizes_credited_at_the_wallet(
     }
     expected.sort();
     assert_eq!(queued, expected);
+}
+
+/// The round that deals a purchase is named as it is logged: a purchase a
+/// crash kept off the record past the round it was bought with gets a
+/// later one, which the witnesses can cosign it before.
+pub fn a_purchase_names_the_round_of_its_logging(backend: &impl Backend) {
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, TICKETS);
+    assert!(store.create_player("ann", PlayerKind::Demo, 1_000).unwrap());
+    let now = backend.clock().now_ms();
+    let bought = buy(&*store, "late", now, 7);
+    assert_eq!(
+        bought.round, 7,
+        "the round of its purchase, until it is logged"
+    );
+    pass_naming(&*store, 9);
+    let logged = store.purchase(bought.purchase_id).unwrap().unwrap();
+    assert_eq!(logged.round, 9);
+    let leaf = store
+        .log_leaves(logged.log_index.unwrap(), logged.log_index.unwrap() + 1)
+        .unwrap()
+        .remove(0);
+    match LogEntry::parse(&leaf).unwrap() {
+        LogEntry::Purchase { purchase, .. } => assert_eq!(purchase, logged.message()),
+        other => panic!("expected the purchase, got {other:?}"),
+    }
+    let mut trees = Trees::new();
+    assert!(
+        deal(&*store, &[7], &mut trees).is_empty(),
+        "not its round any more"
+    );
+    assert_eq!(deal(&*store, &[9], &mut trees).len(), 1);
+    pass(&*store, 100);
+    assert_eq!(replay_log(&*store), 1);
 }

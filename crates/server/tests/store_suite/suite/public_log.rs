@@ -16,7 +16,13 @@ fn key() -> SigningKey {
 }
 
 pub(crate) fn pass(store: &dyn Store, max_sales: u32) -> Sequenced {
-    sequence_once(store, &key(), ORIGIN, max_sales, START_MS).unwrap()
+    sequence_once(store, &key(), ORIGIN, max_sales, START_MS, None).unwrap()
+}
+
+/// A pass of a server dealing by the beacon: the purchases it logs name
+/// `round`.
+pub(crate) fn pass_naming(store: &dyn Store, round: u64) -> Sequenced {
+    sequence_once(store, &key(), ORIGIN, 100, START_MS, Some(round)).unwrap()
 }
 
 fn log_key() -> LogKey {
