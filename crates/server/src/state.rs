@@ -86,6 +86,8 @@ pub struct Inner {
     operator_key_digest: [u8; 32],
     /// The operator's console's signed-in sessions (`/operator/`).
     pub console: crate::console::ConsoleSessions,
+    /// The console's first and last sale of finished blocks.
+    pub console_spans: crate::console::SaleSpans,
     commitments: RwLock<HashMap<u64, SignedCommitment>>,
 }
 
@@ -304,6 +306,7 @@ impl AppState {
                 ),
                 console_session,
             ),
+            console_spans: crate::console::SaleSpans::default(),
             operator_key_digest,
             commitments: RwLock::new(HashMap::new()),
         })))

@@ -19,6 +19,32 @@ use maud::{html, Markup};
 /// Blocks per page, newest first.
 const PAGE: usize = 20;
 
+/// The first and last sale of each finished block, which never change:
+/// reading them scans a block's sales (about 0.1 s for 400,000 on SQLite).
+#[derive(Default)]
+pub struct SaleSpans(std::sync::Mutex<std::collections::HashMap<u64, (u64, u64)>>);
+
+impl SaleSpans {
+    fn of(
+        &self,
+        store: &dyn crate::store::Store,
+        record: &BlockRecord,
+    ) -> crate::store::StoreResult<Option<(u64, u64)>> {
+        let id = record.id();
+        if let Some(span) = self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
+            return Ok(Some(*span));
+        }
+        let span = store.block_sale_span(id)?;
+        if let (Some(span), true) = (span, record.is_disclosable()) {
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(id, span);
+        }
+        Ok(span)
+    }
+}
+
 #[derive(serde::Deserialize, Default)]
 pub struct PageQuery {
     page: Option<usize>,
@@ -46,7 +72,7 @@ pub async fn list(
                 .skip(page.saturating_mul(PAGE))
                 .take(PAGE)
                 .map(|record| {
-                    let span = state.store.block_sale_span(record.id())?;
+                    let span = state.console_spans.of(&*state.store, &record)?;
                     Ok(Listed { record, span })
                 })
                 .collect::<Result<Vec<_>, crate::error::ApiError>>()?;

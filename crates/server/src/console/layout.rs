@@ -14,15 +14,13 @@ pub enum Nav {
     Wallet,
 }
 
-fn head(lang: Lang, title: &str) -> Markup {
+fn head(title: &str) -> Markup {
     html! {
-        (DOCTYPE)
         meta charset="utf-8";
         meta name="viewport" content="width=device-width, initial-scale=1";
         meta name="robots" content="noindex";
         title { (title) " · Eldorado" }
         link rel="stylesheet" href="/operator/console.css";
-        @let _ = lang;
     }
 }
 
@@ -36,8 +34,9 @@ pub fn page(console: &Console, nav: Nav, path: &str, title: &str, body: Markup) 
         (Nav::Wallet, "/operator/wallet", t.wallet),
     ];
     html! {
+        (DOCTYPE)
         html lang=(console.lang.code()) {
-            head { (head(console.lang, title)) }
+            head { (head(title)) }
             body {
                 header {
                     span.brand { "Eldorado · " (t.back_office) }
@@ -70,8 +69,9 @@ pub fn page(console: &Console, nav: Nav, path: &str, title: &str, body: Markup) 
 pub fn sign_in(lang: Lang, failed: bool, signed_out: bool) -> Markup {
     let t = lang.text();
     html! {
+        (DOCTYPE)
         html lang=(lang.code()) {
-            head { (head(lang, t.sign_in)) }
+            head { (head(t.sign_in)) }
             body.sign-in {
                 main {
                     h1 { "Eldorado · " (t.back_office) }
@@ -93,8 +93,11 @@ pub fn sign_in(lang: Lang, failed: bool, signed_out: bool) -> Markup {
 /// signed in).
 pub fn bare(message: &str) -> Markup {
     html! {
-        (head(Lang::En, message))
-        main { h1 { (message) } p { a href="/operator/" { "Eldorado · back office" } } }
+        (DOCTYPE)
+        html lang="en" {
+            head { (head(message)) }
+            body { main { h1 { (message) } p { a href="/operator/" { "Eldorado · back office" } } } }
+        }
     }
 }
 

@@ -14,6 +14,7 @@ mod session;
 mod text;
 mod wallet;
 
+pub use blocks::SaleSpans;
 pub use session::{ConsoleSessions, COOKIE};
 pub use text::Lang;
 

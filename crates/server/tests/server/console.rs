@@ -208,6 +208,20 @@ async fn a_sign_in_is_a_strict_http_only_cookie_until_sign_out() {
         "{}",
         overview.text
     );
+    // Standards mode: the doctype comes first.
+    assert!(
+        overview
+            .text
+            .starts_with("<!DOCTYPE html><html lang=\"en\">"),
+        "{}",
+        overview.text
+    );
+    let sign_in_page = send(&router, Method::GET, "/operator/sign-in", None, None, &[]).await;
+    assert!(
+        sign_in_page.text.starts_with("<!DOCTYPE html>"),
+        "{}",
+        sign_in_page.text
+    );
     let csp = overview.headers[header::CONTENT_SECURITY_POLICY]
         .to_str()
         .unwrap();
