@@ -401,7 +401,18 @@ fn purchases_paid_at_the_operators_wallet_are_dealt_then_credited_there() {
         addr,
         beacon_addr,
         &key,
-        &["--wallet", &wallet.url, "--wallet-secret-file", &secret],
+        &[
+            "--wallet",
+            &wallet.url,
+            "--wallet-secret-file",
+            &secret,
+            // An hour between the outbox's own passes: each credit goes
+            // because its deal wakes the outbox.
+            "--wallet-retry-ms",
+            "3600000",
+            "--wallet-retry-max-ms",
+            "3600000",
+        ],
     );
     let _witness = witness(dir.path(), &url, WITNESS_SECRET);
     let client = Client::new();

@@ -422,9 +422,11 @@ impl SeamlessWallet {
     }
 
     /// The outbox worker: a pass every half `--wallet-retry-ms` (sooner
-    /// when a sale queued something; each item waits its own backoff), each in a task of its own so that a panic
+    /// when a sale, or with `--beacon` a deal, queued something; each item
+    /// waits its own backoff), each in a task of its own so that a panic
     /// ends that pass only. Runs until aborted.
     pub async fn run_outbox(self: Arc<Self>) {
+        let mut deals = self.dealing.as_ref().map(|(dealer, _)| dealer.deals());
         loop {
             let this = Arc::clone(&self);
             match tokio::spawn(async move { this.drain().await }).await {
@@ -435,9 +437,17 @@ impl SeamlessWallet {
                     tracing::error!(error = %e, restarts, "an outbox pass panicked; the worker goes on");
                 }
             }
+            let dealt = async {
+                match deals.as_mut() {
+                    Some(deals) => deals.changed().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 _ = tokio::time::sleep(self.config.retry / 2) => {}
                 _ = self.wake.notified() => {}
+                // A deal may have queued prize credits.
+                Ok(()) = dealt => {}
             }
         }
     }

@@ -194,6 +194,12 @@ impl Dealer {
 
     /// The sale of `purchase` once dealt, waiting up to `--deal-wait-ms`;
     /// `DEAL_PENDING` after that (the purchase stands and is dealt later).
+    /// Changes whenever this server deals: the seamless wallet's outbox
+    /// then sends the prize credits the deals queued.
+    pub fn deals(&self) -> watch::Receiver<u64> {
+        self.dealt.subscribe()
+    }
+
     pub async fn dealt_sale(
         &self,
         store: &Arc<dyn Store>,
