@@ -77,6 +77,12 @@ fn serve_with(
         .spawn()
         .expect("the server starts");
     let server = Process(child);
+    wait_healthy(addr);
+    server
+}
+
+/// Waits until the server on `addr` answers its health check.
+fn wait_healthy(addr: SocketAddr) {
     let client = Client::new();
     let started = Instant::now();
     while !client
@@ -90,7 +96,6 @@ fn serve_with(
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    server
 }
 
 fn read<T: serde::de::DeserializeOwned>(response: reqwest::blocking::Response) -> T {
@@ -354,19 +359,7 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
         .spawn()
         .expect("the server starts");
     let _in_order = Process(child);
-    let started = Instant::now();
-    while !player
-        .client
-        .get(format!("{url}/api/health"))
-        .send()
-        .is_ok_and(|r| r.status().is_success())
-    {
-        assert!(
-            started.elapsed() < START_LIMIT,
-            "the server never got healthy"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_healthy(addr);
     let block: Value = read(
         player
             .client

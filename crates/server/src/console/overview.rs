@@ -1,6 +1,7 @@
 //! The overview: today's figures per stake and money, the last 24 hours as
 //! charts, live sessions and what needs someone's attention.
 
+use super::blocks::money_text;
 use super::charts::{self, Series};
 use super::layout::{self, euros, euros_u, percent, Nav};
 use super::text::Text;
@@ -104,7 +105,7 @@ pub fn alerts(state: &AppState, now: u64) -> Result<Vec<Alert>, crate::error::Ap
     if !state.book.generator_ok() {
         alerts.push(Alert::GeneratorFailing);
     }
-    let shed = shed_requests(state);
+    let shed = shed_requests();
     if shed > 0 {
         alerts.push(Alert::Shed(shed));
     }
@@ -205,9 +206,11 @@ pub fn line_alerts(blocks: &[LineBlock]) -> Vec<Alert> {
     alerts
 }
 
-/// Requests this process shed with 503 `OVERLOADED`, as /metrics says.
-fn shed_requests(state: &AppState) -> u64 {
-    let text = crate::metrics::render(state);
+/// Requests this process shed with 503 `OVERLOADED`, as /metrics counts
+/// them: the recorder's counters alone, without the gauges a scrape reads
+/// from the store (the alerts read what they need themselves).
+fn shed_requests() -> u64 {
+    let text = crate::metrics::handle().render();
     let Ok(scrape) = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))) else {
         return 0;
     };
@@ -224,16 +227,8 @@ fn shed_requests(state: &AppState) -> u64 {
 }
 
 pub fn alert_text(t: &Text, lang: super::Lang, alert: &Alert) -> String {
-    let line = |stake: &u64, money: &Money| {
-        format!(
-            "{} {}",
-            euros_u(lang, *stake),
-            match money {
-                Money::Real => t.money_real,
-                Money::Play => t.money_play,
-            }
-        )
-    };
+    let line =
+        |stake: &u64, money: &Money| format!("{} {}", euros_u(lang, *stake), money_text(t, *money));
     match alert {
         Alert::SaleWriterDown => t.alert_sale_writer.to_owned(),
         Alert::GeneratorFailing => t.alert_generator.to_owned(),

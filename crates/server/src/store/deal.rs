@@ -16,7 +16,7 @@
 
 use super::seamless::queue_credit;
 use super::tx::{NewSale, RoundTx};
-use super::{corrupt, PurchaseRecord, StoreResult};
+use super::{corrupt, storable, PurchaseRecord, StoreResult};
 use eldorado_engine::deal::{deal_one, DealProof, Node, UnsoldTree, BEACON_SIGNATURE_LEN};
 use eldorado_engine::Hash;
 use std::collections::{HashMap, HashSet};
@@ -171,13 +171,6 @@ pub fn read_proof(bytes: &[u8], leaves: u32, position: u32) -> Option<DealProof>
         position,
         siblings,
     })
-}
-
-/// Every balance fits a signed 64-bit column.
-fn storable(balance: Option<u64>) -> StoreResult<u64> {
-    balance
-        .filter(|b| i64::try_from(*b).is_ok())
-        .ok_or_else(|| corrupt("balance overflow"))
 }
 
 /// The kept tree of `block` if it has as many sales as the store, else

@@ -71,6 +71,14 @@ pub(crate) fn corrupt(what: impl Into<String>) -> StoreError {
     StoreError::Corrupt(what.into())
 }
 
+/// A balance computed with a checked operation, if it fits a signed 64-bit
+/// column (what SQL databases offer); else the store refuses it as corrupt.
+pub(crate) fn storable(balance: Option<u64>) -> StoreResult<u64> {
+    balance
+        .filter(|b| i64::try_from(*b).is_ok())
+        .ok_or_else(|| corrupt("balance overflow"))
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, IntoStaticStr, EnumString)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]

@@ -18,8 +18,8 @@ use super::protection::{check_sale, ProtectionDefaults, Refusal};
 use super::switch_over::open_next;
 use super::tx::{NewPurchase, NewSale, OpenBlock, PurchaseTx, SaleTx};
 use super::{
-    corrupt, BlockStatus, PlayerKind, PurchaseRecord, SaleOutcome, SaleRecord, SaleRequest,
-    StoreResult,
+    corrupt, storable, BlockStatus, PlayerKind, PurchaseRecord, SaleOutcome, SaleRecord,
+    SaleRequest, StoreResult,
 };
 use eldorado_engine::Money;
 use std::collections::HashMap;
@@ -187,10 +187,7 @@ fn sell_one<T: PurchaseTx + ?Sized>(
         .ok_or_else(|| corrupt(format!("block {} has no ticket {position}", block.block)))?;
     // No underflow: balance >= stake. The cap keeps every balance storable
     // in a signed 64-bit column, which is what SQL databases offer.
-    let after = (balance - stake)
-        .checked_add(ticket.prize_cents)
-        .filter(|b| i64::try_from(*b).is_ok())
-        .ok_or_else(|| corrupt("balance overflow"))?;
+    let after = storable((balance - stake).checked_add(ticket.prize_cents))?;
     tx.set_balance(&request.player_id, after)?;
     let sale_id = tx.insert_sale(&NewSale {
         player_id: &request.player_id,

@@ -25,8 +25,8 @@ use super::sale_batch::{admit, Admission, Dealing};
 use super::tx::{NewPurchase, NewSale, RoundEnd};
 pub use super::tx::{OutboxItem, OutboxKind, Round, RoundTx, TicketPoolTx};
 use super::{
-    corrupt, BlockStatus, PlayerKind, PurchaseRecord, SaleOutcome, SaleRecord, SaleRequest,
-    StoreResult,
+    corrupt, storable, BlockStatus, PlayerKind, PurchaseRecord, SaleOutcome, SaleRecord,
+    SaleRequest, StoreResult,
 };
 use std::collections::HashMap;
 
@@ -155,15 +155,8 @@ pub fn settle<T: RoundTx + ?Sized>(
     let ticket = tx
         .ticket(round.block, round.position, round.stake_cents)?
         .ok_or_else(|| corrupt(format!("round {round_id} holds a missing ticket")))?;
-    let storable = |b: &u64| i64::try_from(*b).is_ok();
-    let before = balance_after_debit_cents
-        .checked_add(round.stake_cents)
-        .filter(storable)
-        .ok_or_else(|| corrupt("balance overflow"))?;
-    let after = balance_after_debit_cents
-        .checked_add(ticket.prize_cents)
-        .filter(storable)
-        .ok_or_else(|| corrupt("balance overflow"))?;
+    let before = storable(balance_after_debit_cents.checked_add(round.stake_cents))?;
+    let after = storable(balance_after_debit_cents.checked_add(ticket.prize_cents))?;
     let sale_id = tx.insert_sale(&NewSale {
         player_id: &round.player_id,
         idempotency_key: &round.idempotency_key,
@@ -254,10 +247,7 @@ fn settle_purchase<T: RoundTx + ?Sized>(
     now_ms: u64,
     beacon_round: u64,
 ) -> StoreResult<Settled> {
-    let before = balance_after_debit_cents
-        .checked_add(round.stake_cents)
-        .filter(|b| i64::try_from(*b).is_ok())
-        .ok_or_else(|| corrupt("balance overflow"))?;
+    let before = storable(balance_after_debit_cents.checked_add(round.stake_cents))?;
     let purchase_id = tx.insert_purchase(&NewPurchase {
         player_id: &round.player_id,
         idempotency_key: &round.idempotency_key,

@@ -3,8 +3,8 @@
 
 use super::tx::{WalletOp, WalletTx};
 use super::{
-    corrupt, NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, StoreResult, Transfer,
-    TransferKind, TransferOutcome,
+    corrupt, storable, NewPlayer, NewSession, PlayerKind, PlayerRecord, SessionOpened, StoreResult,
+    Transfer, TransferKind, TransferOutcome,
 };
 
 /// Finds or creates the player, then records the session: the whole entry
@@ -74,10 +74,7 @@ pub fn transfer<T: WalletTx + ?Sized>(
         (None, TransferKind::Debit) => return Ok(TransferOutcome::UnknownPlayer),
     };
     let after = match transfer.kind {
-        TransferKind::Credit => balance
-            .checked_add(transfer.amount_cents)
-            .filter(|b| i64::try_from(*b).is_ok())
-            .ok_or_else(|| corrupt("balance overflow"))?,
+        TransferKind::Credit => storable(balance.checked_add(transfer.amount_cents))?,
         TransferKind::Debit => match balance.checked_sub(transfer.amount_cents) {
             Some(after) => after,
             None => {
