@@ -35,7 +35,6 @@ pub struct Ui {
     pub extra_zone: HtmlElement,
     pub extra_count: HtmlElement,
     pub caption: HtmlElement,
-    pub money_tag: HtmlElement,
     pub stakes: Vec<(u64, HtmlButtonElement)>,
     pub play: HtmlButtonElement,
     pub notice: HtmlElement,
@@ -63,15 +62,13 @@ pub struct Ui {
 /// inside it, and an image's content is not meant to be interactive.
 const PAGE: &str = "\
 <header class='eld-top'>\
-    <h1 class='eld-title'>{}</h1>\
+    <h1 class='eld-title'><span class='eld-title-text'>{}</span></h1>\
     <p class='eld-balance'><span class='eld-balance-label'>{}</span><strong class='eld-balance-value'>–</strong></p>\
-    <p class='eld-last-win'><span class='eld-balance-label'>{}</span><strong class='eld-last-win-value'>–</strong></p>\
-    <button class='eld-mute' type='button'>{}</button>\
     <a class='eld-lobby' target='_top' hidden>{}</a>\
+    <button class='eld-mute' type='button'>{}</button>\
     <button class='eld-turbo' type='button' aria-pressed='false'>{}</button>\
     <button class='eld-help' type='button' aria-label='{}' title='{}'>?</button>\
 </header>\
-<div class='eld-resume' hidden><p>{}</p><button class='eld-resume-btn' type='button'>{}</button></div>\
 <div class='eld-stage'>\
     <div class='eld-board' role='group' aria-label='{}' tabindex='0' aria-description='{}'>\
         <canvas class='eld-canvas' aria-hidden='true' width='500' height='300'></canvas>\
@@ -82,12 +79,15 @@ const PAGE: &str = "\
     </div>\
     <div class='eld-extra-zone' role='img' hidden><span class='eld-extra-label'>{}</span><strong class='eld-extra-count'>0</strong></div>\
 </div>\
-<p class='eld-caption'></p>\
-<p class='eld-money-tag' hidden>{}</p>\
+<div class='eld-status'>\
+    <p class='eld-caption'></p>\
+    <p class='eld-last-win'><span class='eld-balance-label'>{}</span><strong class='eld-last-win-value'>–</strong></p>\
+</div>\
 <div class='eld-controls'>\
     <fieldset class='eld-stakes'><legend>{}</legend>{!}</fieldset>\
     <button class='eld-play' type='button' aria-keyshortcuts='Space Enter'>{}</button>\
 </div>\
+<div class='eld-resume' hidden><p>{}</p><button class='eld-resume-btn' type='button'>{}</button></div>\
 <div class='eld-notice' hidden>\
     <p class='eld-notice-text'></p>\
     <button class='eld-retry' type='button'>{}</button>\
@@ -108,7 +108,7 @@ const PAGE: &str = "\
     <div class='eld-history-detail'></div>\
 </details>\
 <details class='eld-info'><summary>{}</summary><div class='eld-info-body'></div></details>\
-<footer class='eld-footer'><p class='eld-decided'>{}</p><p class='eld-responsible'>{}</p></footer>";
+<footer class='eld-footer'><p class='eld-responsible'>{}</p></footer>";
 
 const STAKE: &str = "<button class='eld-stake' type='button' data-stake='{}'>{}</button>";
 
@@ -125,22 +125,21 @@ impl Ui {
             &[
                 t.title,
                 t.balance,
-                lang.last_win(),
-                t.sound_on,
                 lang.lobby(),
+                t.sound_on,
                 lang.turbo(),
                 lang.help(),
                 lang.help(),
-                t.resume_offer,
-                t.resume,
                 t.grid_label,
                 lang.uncover_hint(),
                 t.ok,
                 t.extra,
-                t.play_money,
+                lang.last_win(),
                 t.stake,
                 &stake_html,
                 t.play,
+                t.resume_offer,
+                t.resume,
                 t.retry,
                 lang.back_to_lobby(),
                 t.verified,
@@ -154,7 +153,6 @@ impl Ui {
                 t.history_actions,
                 t.history_more,
                 t.rules,
-                t.decided_by_ticket,
                 t.responsible,
             ],
         )?);
@@ -181,7 +179,6 @@ impl Ui {
             extra_zone: l.get(".eld-extra-zone"),
             extra_count: l.get(".eld-extra-count"),
             caption: l.get(".eld-caption"),
-            money_tag: l.get(".eld-money-tag"),
             stakes: stakes
                 .iter()
                 .copied()

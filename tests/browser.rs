@@ -189,8 +189,8 @@ async fn play_win_debits_then_credits_after_the_reveal() {
         13,
         "every check ran, the buyer's side included"
     );
-    assert!(!query(&root, ".eld-money-tag").hidden());
-    assert_eq!(text(&root, ".eld-money-tag"), "Jeu gratuit — argent fictif");
+    assert!(!query(&root, ".eld-play-money").hidden());
+    assert_eq!(text(&root, ".eld-play-money"), "Argent fictif");
 
     wait_for("the end", || app.game().phase() == &Phase::Ready).await;
     assert_eq!(app.game().popup(), Some(Popup::Win(200)));
@@ -539,7 +539,7 @@ async fn french_and_english_texts() {
     open_rules(&fr).await;
     assert!(text(&fr, ".eld-info-body").contains("1 ticket gagnant sur 6,62"));
     assert!(text(&fr, ".eld-info-body").contains(&format!("70{NBSP}%")));
-    assert!(text(&fr, ".eld-footer").contains("pas par l'animation"));
+    assert!(text(&fr, ".eld-footer").contains("l'animation ne change rien"));
 
     let (en, app_en) = mount(&backend, Lang::En);
     ready(&app_en).await;
@@ -550,7 +550,7 @@ async fn french_and_english_texts() {
     assert_eq!(text(&en, ".eld-stake[data-stake=\"50\"]"), "€0.50");
     open_rules(&en).await;
     assert!(text(&en, ".eld-info-body").contains("€14,000"));
-    assert!(text(&en, ".eld-footer").contains("not by the animation"));
+    assert!(text(&en, ".eld-footer").contains("the animation changes nothing"));
 
     // Any other language falls back to French, never to broken text.
     let launch = Launch::from_query([("lang", "de")]);

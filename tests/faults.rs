@@ -19,18 +19,6 @@ fn euros(text: &str) -> String {
     format!("{text}{NBSP}€")
 }
 
-/// The page's own style sheet, so that layout is measured as players see it.
-fn style_page() {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    if doc.get_element_by_id("eld-test-style").is_some() {
-        return;
-    }
-    let style = doc.create_element("style").unwrap();
-    style.set_id("eld-test-style");
-    style.set_text_content(Some(include_str!("../www/style.css")));
-    doc.body().unwrap().append_child(&style).unwrap();
-}
-
 fn fire(target: &web_sys::EventTarget, kind: &str) {
     let event = web_sys::Event::new(kind).unwrap();
     target.dispatch_event(&event).unwrap();

@@ -230,6 +230,7 @@ async fn turbo_is_remembered() {
 
 #[wasm_bindgen_test]
 async fn a_winning_line_carries_its_amount() {
+    style_page();
     let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
@@ -259,14 +260,18 @@ async fn a_winning_line_carries_its_amount() {
         !plate(1) && !plate(2),
         "no plate on a line that won nothing"
     );
-    // The result window is under the grid: it covers none of it.
+    // The result window overlays the grid, inside the board: it pushes
+    // nothing down.
     let popup = query(&root, ".eld-popup").get_bounding_client_rect();
-    let board = canvas.get_bounding_client_rect();
+    let grid = canvas.get_bounding_client_rect();
+    let board = query(&root, ".eld-board").get_bounding_client_rect();
     assert!(
-        popup.top() >= board.bottom() - 1.0,
-        "{} vs {}",
+        popup.top() < grid.bottom() && popup.bottom() <= board.bottom() + 1.0,
+        "the window {}–{} is not over the grid {}–{}",
         popup.top(),
-        board.bottom()
+        popup.bottom(),
+        grid.top(),
+        grid.bottom()
     );
 }
 

@@ -106,10 +106,7 @@ async fn notices_in_french() {
         "Le résultat de chaque ticket est fixé à l'achat : l'animation ne change rien."
     );
     assert!(!query(&root, ".eld-play-money").hidden());
-    assert_eq!(
-        text(&root, ".eld-play-money"),
-        "Partie en argent fictif : aucun argent réel n'est en jeu."
-    );
+    assert_eq!(text(&root, ".eld-play-money"), "Argent fictif");
     assert_eq!(text(&root, ".eld-limits-open"), "Limites de jeu");
     assert_eq!(text(&root, ".eld-clock-label"), "Temps de jeu");
     assert_eq!(
@@ -154,10 +151,7 @@ async fn notices_in_english() {
         text(&root, ".eld-fixed"),
         "Each ticket's result is fixed when it is bought: the animation changes nothing."
     );
-    assert_eq!(
-        text(&root, ".eld-play-money"),
-        "Play-money session: no real money is at stake."
-    );
+    assert_eq!(text(&root, ".eld-play-money"), "Play money");
     assert_eq!(text(&root, ".eld-limits-open"), "Play limits");
     assert_eq!(text(&root, ".eld-clock-label"), "Time played");
 }

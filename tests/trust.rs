@@ -172,7 +172,7 @@ async fn a_play_money_ticket_for_a_real_money_player_is_refused() {
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     assert_eq!(play_refused(&root, &app).await, Check::MoneyKind);
-    assert!(query(&root, ".eld-money-tag").hidden());
+    assert!(query(&root, ".eld-play-money").hidden());
 }
 
 #[wasm_bindgen_test]

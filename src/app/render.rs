@@ -9,7 +9,6 @@ use crate::game::{Button, Notice, Phase, Popup};
 use crate::i18n::Lang;
 use crate::money::format_cents;
 use crate::record::RecordState;
-use eldorado_engine::Money;
 
 impl Inner {
     /// Brings every control in line with the game state.
@@ -126,11 +125,6 @@ impl Inner {
         );
 
         set_hidden(&ui.badge, game.ticket().is_none());
-        // Said on the ticket itself, from its verified commitment.
-        set_hidden(
-            &ui.money_tag,
-            !game.ticket().is_some_and(|t| t.money == Money::Play),
-        );
         if let Some(ticket) = game.ticket() {
             set_text(&ui.badge_label, &lang.verified_label(ticket.record));
             set_attr(

@@ -568,19 +568,36 @@ pub async fn frames_rendered() {
     }
 }
 
+/// The page's own style sheet, so that layout is measured as players see it.
+pub fn style_page() {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    if doc.get_element_by_id("eld-test-style").is_some() {
+        return;
+    }
+    let style = doc.create_element("style").unwrap();
+    style.set_id("eld-test-style");
+    style.set_text_content(Some(include_str!("../../www/style.css")));
+    doc.body().unwrap().append_child(&style).unwrap();
+}
+
 /// A fresh element in the test page to mount a game in.
 pub fn host() -> web_sys::HtmlElement {
     let doc = web_sys::window().unwrap().document().unwrap();
     let div: web_sys::HtmlElement = doc.create_element("div").unwrap().dyn_into().unwrap();
     div.style().set_property("width", "500px").unwrap();
     doc.body().unwrap().append_child(&div).unwrap();
+    fresh_storage();
+    div
+}
+
+/// What a browser remembers, as on a first visit (sound off).
+pub fn fresh_storage() {
     // Each test starts with a browser that has seen no commitment (every
     // fixture block is block 1, with its own root) and no pending purchase.
     let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
     storage.clear().unwrap();
     // No sound in tests: browsers warn about audio without a real gesture.
     storage.set_item("eldorado.muted", "1").unwrap();
-    div
 }
 
 pub fn query(root: &web_sys::Element, selector: &str) -> web_sys::HtmlElement {

@@ -442,7 +442,7 @@ return {
   celebrate: q('.eld-board') ? q('.eld-board').dataset.celebrate ?? null : null,
   extra_zone: text(q('.eld-extra-count')),
   extra_label: text(q('.eld-extra-label')),
-  caption: text(q(':scope > .eld-caption')),
+  caption: text(q(':scope > .eld-status > .eld-caption')),
   notice: shown(notice) ? { kind: notice.dataset.kind || '', text: q('.eld-notice-text').textContent } : null,
   resume: text(q(':scope > .eld-resume > p')),
   resume_button: text(q('.eld-resume-btn')),

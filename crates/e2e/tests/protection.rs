@@ -89,7 +89,7 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
     );
     assert_eq!(
         text_of(&browser, "#eldorado .eld-play-money").await,
-        "Partie en argent fictif : aucun argent réel n'est en jeu."
+        "Argent fictif"
     );
 
     // A weekly stake limit of 1,50 €, typed in euros in the panel.

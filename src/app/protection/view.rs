@@ -54,8 +54,8 @@ const BAR_AND_PANEL: &str = "\
         <span class='eld-clock-label' id='eld-clock-label'>{}</span>\
         <span class='eld-clock-value' role='timer' aria-labelledby='eld-clock-label'>0:00:00</span>\
     </p>\
-    <button class='eld-limits-open' type='button' aria-expanded='false' aria-controls='eld-limits'>{}</button>\
     <p class='eld-play-money' hidden>{}</p>\
+    <button class='eld-limits-open' type='button' aria-expanded='false' aria-controls='eld-limits'>{}</button>\
 </div>\
 <dialog class='eld-limits' id='eld-limits' aria-labelledby='eld-limits-title'>\
     <div class='eld-limits-head'>\
@@ -169,8 +169,8 @@ impl GuardUi {
                 p.adults_badge,
                 p.adults_only,
                 p.clock_label,
-                p.limits_button,
                 p.play_money_session,
+                p.limits_button,
                 p.limits_title,
                 p.close,
                 p.limits_intro,
@@ -193,8 +193,8 @@ impl GuardUi {
         insert(root, ".eld-controls", "afterend", STATUS)?;
         insert(
             root,
-            ".eld-caption",
-            "afterend",
+            ".eld-footer",
+            "afterbegin",
             &html(FIXED, &[p.fixed_at_purchase])?,
         )?;
         let terms = [p.time_played, p.tickets, p.stakes, p.prizes, p.net];
