@@ -22,7 +22,10 @@ async fn violations(browser: &Browser) -> Vec<String> {
     browser.script(&axe, Vec::new()).await;
     let result = browser
         .script(
-            "return axe.run(document, { resultTypes: ['violations'] }).then(r => \
+            // Measured as players see the state once its animations (the
+            // result window fading in) have ended, not halfway through.
+            "return Promise.all(document.getAnimations().map(a => a.finished.catch(() => null))) \
+               .then(() => axe.run(document, { resultTypes: ['violations'] })).then(r => \
                r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' × ' \
                       + v.nodes[0].html.slice(0, 160)));",
             Vec::new(),
