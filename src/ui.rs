@@ -11,7 +11,10 @@ use crate::rules_page::{symbol_at, SYMBOL_SIDE};
 use crate::text::{decimal, push_decimal};
 use eldorado_engine::verify::Check;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Element, HtmlAnchorElement, HtmlButtonElement, HtmlCanvasElement, HtmlElement};
+use web_sys::{
+    Element, HtmlAnchorElement, HtmlButtonElement, HtmlCanvasElement, HtmlDialogElement,
+    HtmlElement,
+};
 
 pub struct Ui {
     pub root: HtmlElement,
@@ -52,7 +55,11 @@ pub struct Ui {
     pub history_body: HtmlElement,
     pub history_more: HtmlButtonElement,
     pub history_detail: HtmlElement,
-    pub info: HtmlElement,
+    /// « Règles et gains »: opens the rules.
+    pub rules_open: HtmlButtonElement,
+    /// The rules: a modal dialog, its title and its page.
+    pub info: HtmlDialogElement,
+    pub info_title: HtmlElement,
     pub info_body: HtmlElement,
 }
 
@@ -107,7 +114,11 @@ const PAGE: &str = "\
     <button class='eld-history-more' type='button' hidden>{}</button>\
     <div class='eld-history-detail'></div>\
 </details>\
-<details class='eld-info'><summary>{}</summary><div class='eld-info-body'></div></details>\
+<button class='eld-rules-open' type='button' aria-haspopup='dialog' aria-controls='eld-info'>{}</button>\
+<dialog class='eld-info' id='eld-info' aria-labelledby='eld-info-title'>\
+    <div class='eld-info-head'><h2 id='eld-info-title' tabindex='-1'>{}</h2><button class='eld-info-close' type='button'>{}</button></div>\
+    <div class='eld-info-body'></div>\
+</dialog>\
 <footer class='eld-footer'><p class='eld-responsible'>{}</p></footer>";
 
 const STAKE: &str = "<button class='eld-stake' type='button' data-stake='{}'>{}</button>";
@@ -153,6 +164,8 @@ impl Ui {
                 t.history_actions,
                 t.history_more,
                 t.rules,
+                t.rules,
+                lang.protection().close,
                 t.responsible,
             ],
         )?);
@@ -198,7 +211,9 @@ impl Ui {
             history_body: l.get(".eld-history-table > tbody"),
             history_more: l.get(".eld-history-more").unchecked_into(),
             history_detail: l.get(".eld-history-detail"),
-            info: l.get(".eld-info"),
+            rules_open: l.get(".eld-rules-open").unchecked_into(),
+            info: l.get(".eld-info").unchecked_into(),
+            info_title: l.get("#eld-info-title"),
             info_body: l.get(".eld-info-body"),
         };
         l.finish()?;

@@ -337,6 +337,90 @@ async fn help_opens_the_paytable_with_the_symbol_pictures() {
     assert!(pictures >= 15, "{pictures}");
 }
 
+/// The platform's own way to close a dialog as Escape does (a `cancel`,
+/// then `close`): a key event a test dispatches is not trusted, and the
+/// browser does not close a dialog on it.
+fn request_close(dialog: &web_sys::HtmlElement) {
+    let request: js_sys::Function = js_sys::Reflect::get(dialog, &"requestClose".into())
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    request.call0(dialog).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_rules_are_a_modal_dialog_opened_at_their_top() {
+    style_page();
+    // A dialog another test left open would make this game inert.
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let open = doc.query_selector_all("dialog[open]").unwrap();
+    for i in 0..open.length() {
+        open.get(i)
+            .unwrap()
+            .unchecked_into::<web_sys::HtmlDialogElement>()
+            .close();
+    }
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    let info = query(&root, ".eld-info");
+    let help = query(&root, ".eld-help");
+    help.focus().unwrap();
+    help.click();
+    rules_shown(&root).await;
+    assert!(
+        info.matches(":modal").unwrap(),
+        "a modal dialog: the game behind is inert"
+    );
+    let focused = || {
+        web_sys::window()
+            .unwrap()
+            .document()
+            .unwrap()
+            .active_element()
+            .unwrap()
+    };
+    assert!(info.contains(Some(&focused())), "the focus is inside");
+    assert_eq!(info.scroll_top(), 0, "« ? » opens the rules at their top");
+    assert!(
+        info.scroll_height() > info.client_height(),
+        "the page scrolls inside the dialog"
+    );
+
+    // Keys inside the dialog never play.
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key("Enter");
+    init.set_bubbles(true);
+    let enter =
+        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    focused().dispatch_event(&enter).unwrap();
+    assert_eq!(app.game().phase(), &Phase::Ready);
+    assert!(backend.state.borrow().sales.is_empty());
+
+    // Escape closes it, and the focus goes back to « ? ».
+    info.set_scroll_top(400);
+    request_close(&info);
+    wait_for("the focus back on « ? »", || {
+        focused().is_same_node(Some(&help))
+    })
+    .await;
+    assert!(!info.has_attribute("open"));
+
+    // Opened again, by its own button: at the top again, whatever was
+    // scrolled; closed by « Fermer », the focus goes back to that button.
+    let open = query(&root, ".eld-rules-open");
+    open.focus().unwrap();
+    open.click();
+    assert_eq!(info.scroll_top(), 0);
+    assert!(info.contains(Some(&focused())));
+    click(&root, ".eld-info-close");
+    wait_for("the focus back on the rules' button", || {
+        focused().is_same_node(Some(&open))
+    })
+    .await;
+    assert_eq!(backend.state.borrow().rules_requests.len(), 1);
+}
+
 #[wasm_bindgen_test]
 async fn the_rules_page_comes_once_when_first_opened_and_again_after_a_failure() {
     let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
@@ -345,8 +429,9 @@ async fn the_rules_page_comes_once_when_first_opened_and_again_after_a_failure()
     ready(&app).await;
     assert!(backend.state.borrow().rules_requests.is_empty());
 
-    let summary = query(&root, ".eld-info > summary");
-    summary.click();
+    let open = query(&root, ".eld-rules-open");
+    let close = query(&root, ".eld-info-close");
+    open.click();
     wait_for("the failure", || {
         text(&root, ".eld-info-body").contains("The rules could not be loaded")
     })
@@ -354,8 +439,8 @@ async fn the_rules_page_comes_once_when_first_opened_and_again_after_a_failure()
     assert!(root.query_selector(".eld-combos").unwrap().is_none());
 
     // Closed and opened again: asked again, shown this time.
-    summary.click();
-    summary.click();
+    close.click();
+    open.click();
     rules_shown(&root).await;
     assert_eq!(
         backend.state.borrow().rules_requests,
@@ -371,20 +456,16 @@ async fn the_rules_page_comes_once_when_first_opened_and_again_after_a_failure()
         "every symbol drawn"
     );
 
-    // Open from now on: never asked for again, by « ? » or by the panel's
-    // own toggle (whose event comes later: the page's listener has run once
-    // this test's, added after it, hears the event).
-    let info: web_sys::EventTarget = query(&root, ".eld-info").into();
-    let toggles = Heard::on(&info, "toggle");
-    summary.click();
-    wait_for("the panel closed", || toggles.count() == 1).await;
+    // Shown from now on: never asked for again, by « ? » or by the
+    // rules' own button.
+    let info = query(&root, ".eld-info");
+    close.click();
+    assert!(!info.has_attribute("open"));
     query(&root, ".eld-help").click();
-    assert_eq!(backend.state.borrow().rules_requests.len(), 2);
-    wait_for("the panel opened by « ? »", || toggles.count() == 2).await;
-    summary.click();
-    wait_for("the panel closed again", || toggles.count() == 3).await;
-    summary.click();
-    wait_for("the panel opened again", || toggles.count() == 4).await;
+    assert!(info.has_attribute("open"));
+    close.click();
+    open.click();
+    assert!(info.has_attribute("open"));
     assert_eq!(backend.state.borrow().rules_requests.len(), 2);
     assert_eq!(root.query_selector_all(".eld-combos").unwrap().length(), 1);
 }

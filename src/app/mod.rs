@@ -53,10 +53,6 @@ type Timer = (i32, Closure<dyn FnMut()>);
 
 const TURBO_KEY: &str = "eldorado.turbo";
 
-fn set_attr_open(details: &HtmlElement) {
-    crate::dom::set_attr(details, "open", "");
-}
-
 /// The game mounted in one element. Dropping it removes every listener and
 /// stops the animation.
 pub struct App {
@@ -115,6 +111,8 @@ struct Inner {
     /// Player protection: notices, session clock, limits, reality check.
     guard: protection::Guard,
     rules: Cell<rules::RulesPage>,
+    /// What opened the rules dialog: the focus goes back to it.
+    rules_opener: RefCell<Option<HtmlElement>>,
 }
 
 impl App {
@@ -192,6 +190,7 @@ impl App {
             closed: Cell::new(false),
             guard,
             rules: Cell::new(rules::RulesPage::NotLoaded),
+            rules_opener: RefCell::new(None),
         });
         Inner::wire(&inner)?;
         Inner::wire_guard(&inner)?;
@@ -282,12 +281,6 @@ impl Inner {
             Timing::NORMAL if self.turbo.get() => Timing::TURBO,
             timing => timing,
         }
-    }
-
-    /// « ? »: the rules, opened and scrolled to the paytable.
-    fn open_help(this: &Rc<Inner>) {
-        set_attr_open(&this.ui.info);
-        Inner::show_rules(this, true);
     }
 
     fn toggle_turbo(&self) {

@@ -147,10 +147,7 @@ impl Inner {
             crate::console::warn(&self.lang.config_mismatch(&figures));
             show_config_mismatch(&self.ui.info_body, self.lang, &figures)
                 .log_failure("showing the configuration's failed check");
-            self.ui
-                .info
-                .set_attribute("open", "")
-                .log_failure("opening the rules panel on a failed check");
+            Inner::open_rules(self, self.ui.rules_open.clone().into());
         }
         self.load_book(&operator);
         self.operator.set(Some(operator));

@@ -42,11 +42,7 @@ impl Inner {
                 Inner::load_history(i, false);
             }
         })?);
-        listeners.push(on(&ui.info, "toggle", |i, _| {
-            if i.ui.info.has_attribute("open") {
-                Inner::show_rules(i, false);
-            }
-        })?);
+        listeners.push(on(&ui.info, "close", |i, _| i.rules_closed())?);
         let doc = crate::dom::document()?;
         listeners.push(on(&doc, "keydown", Inner::on_key)?);
         let window = crate::dom::window()?;
@@ -143,7 +139,8 @@ impl Inner {
                 this.render();
             }
             "eld-turbo" => this.toggle_turbo(),
-            "eld-help" => Inner::open_help(this),
+            "eld-help" | "eld-rules-open" => Inner::open_rules(this, button.unchecked_into()),
+            "eld-info-close" => this.close_rules(),
             "eld-history-more" => Inner::load_history(this, true),
             "eld-history-receipt" => {
                 if let Some(sale) = sale_of("data-receipt") {
@@ -196,7 +193,7 @@ impl Inner {
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
             .and_then(|e| {
-                e.closest("button, a, input, select, textarea, summary")
+                e.closest("button, a, input, select, textarea, summary, dialog")
                     .ok()
                     .flatten()
             })

@@ -645,7 +645,7 @@ pub async fn ready(app: &App) {
 
 /// Opens the rules panel as a player does and waits for its page.
 pub async fn open_rules(root: &web_sys::Element) {
-    click(root, ".eld-info > summary");
+    click(root, ".eld-rules-open");
     rules_shown(root).await;
 }
 

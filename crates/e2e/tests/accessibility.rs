@@ -126,6 +126,7 @@ async fn no_accessibility_violation_in_any_state() {
     browser.click("#eldorado .eld-help").await;
     browser.settle().await;
     check("the rules open", violations(&browser).await);
+    browser.click("#eldorado .eld-info-close").await;
 
     browser.click("#eldorado .eld-limits-open").await;
     browser

@@ -262,7 +262,7 @@ async fn take_screenshots(screen: Screen, suffix: &str) {
         .await;
     shooter.shoot("history").await;
 
-    // « ? » opens the rules at the paytable.
+    // « ? » opens the rules at their top; the player scrolls to the paytable.
     browser.click(HISTORY_SUMMARY).await;
     browser
         .wait("the history closed", |s| !s.history_open)
@@ -277,14 +277,17 @@ async fn take_screenshots(screen: Screen, suffix: &str) {
     let rules = browser
         .script(
             "const info = document.querySelector('#eldorado .eld-info'); \
+             const opened_at = info.scrollTop; \
              const table = document.getElementById('eld-combos'); \
+             table.scrollIntoView(); \
              const r = table.getBoundingClientRect(); \
-             return { open: info.open, top: r.top, rows: table.querySelectorAll('tr').length, \
+             return { open: info.open, opened_at, top: r.top, rows: table.querySelectorAll('tr').length, \
                       pictures: table.querySelectorAll('.eld-sym').length };",
             Vec::new(),
         )
         .await;
     assert_eq!(rules["open"], json!(true), "the rules are open: {rules}");
+    assert_eq!(rules["opened_at"], json!(0), "opened at their top: {rules}");
     let top = rules["top"].as_f64().expect("the paytable's top");
     assert!(
         // Half a pixel above is the rounding of scrollIntoView.
