@@ -269,7 +269,7 @@ pub fn draw_rules_symbols(body: &Element) -> Result<(), JsValue> {
 const HISTORY_ROW: &str = "\
 <tr>\
     <td>{}</td><td>{}</td><td class='eld-history-result'>{}</td><td>{}</td><td class='eld-history-block'>{}</td>\
-    <td>\
+    <td class='eld-history-actions'>\
         <button class='eld-history-open' type='button' aria-label='{}' data-sale='{}'>↗</button>\
         <button class='eld-history-receipt' type='button' aria-label='{}' data-receipt='{}'>{}</button>\
     </td>\

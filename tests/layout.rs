@@ -17,6 +17,7 @@ use eldorado_web::launch::Launch;
 use eldorado_web::reveal::Timing;
 use std::rc::Rc;
 use support::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -214,6 +215,69 @@ async fn the_board_stakes_and_play_fit_the_first_viewport_centred() {
             "at {width} px the header takes more than a row: {} px",
             header[3]
         );
+        drop(app);
+        root.remove();
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_historys_buttons_line_up_on_phones() {
+    for width in [320, 360, 412] {
+        let backend = FakeBackend::new(100, &[fixtures::WIN_2, fixtures::LOSE], 5000);
+        let (root, app) = mount_at(&backend, width);
+        app.set_timing(Timing::REDUCED);
+        ready(&app).await;
+        for sale in 1..=2 {
+            click(&root, ".eld-play");
+            wait_for("the ticket", || {
+                app.game().ticket().is_some_and(|t| t.sale_id == sale)
+                    && app.game().phase() == &Phase::Ready
+            })
+            .await;
+            click(&root, ".eld-popup-ok");
+        }
+        query(&root, ".eld-history")
+            .set_attribute("open", "")
+            .unwrap();
+        app.load_history();
+        wait_for("the history", || {
+            root.query_selector_all(".eld-history-open")
+                .unwrap()
+                .length()
+                == 2
+        })
+        .await;
+        app.open_history(2);
+        wait_for("the ticket opened", || {
+            root.query_selector(".eld-history-detail canvas")
+                .unwrap()
+                .is_some()
+        })
+        .await;
+        frames_rendered().await;
+        let history = query(&root, ".eld-history");
+        assert!(
+            history.scroll_width() <= history.client_width(),
+            "at {width} px the history scrolls sideways: {} > {}",
+            history.scroll_width(),
+            history.client_width()
+        );
+        let rows = root.query_selector_all(".eld-history-actions").unwrap();
+        assert_eq!(rows.length(), 2);
+        for i in 0..rows.length() {
+            let cell: web_sys::Element = rows.get(i).unwrap().unchecked_into();
+            let top = |selector: &str| {
+                cell.query_selector(selector)
+                    .unwrap()
+                    .unwrap()
+                    .get_bounding_client_rect()
+                    .top()
+            };
+            assert!(
+                (top(".eld-history-open") - top(".eld-history-receipt")).abs() <= 1.0,
+                "at {width} px a row's buttons are not side by side"
+            );
+        }
         drop(app);
         root.remove();
     }
