@@ -17,6 +17,12 @@ pub const LOSE: &[&str] = &["CSDRS/DRSCR/SDRMR"];
 pub const WIN_2: &[&str] = &["PPSDR/DRSCR/SDRMR"];
 /// 2 + 2 stakes on two lines.
 pub const WIN_4: &[&str] = &["PPSDR/CCCDR/SDRMR"];
+/// 10 stakes, rank 6: three pyramids on the top line.
+pub const WIN_10: &[&str] = &["PPPDR/DRSCR/SDRMR"];
+/// 50 stakes, rank 4: five daggers on the top line.
+pub const WIN_50: &[&str] = &["DDDDD/DRSCR/SDRMR"];
+/// 7,000 stakes, the top rank: five pyramids on the top line.
+pub const WIN_7000: &[&str] = &["PPPPP/DRSCR/SDRMR"];
 /// One Extra (a lone pyramid), whose Extra grid wins 2 stakes.
 pub const EXTRA_1_WIN_2: &[&str] = &["PCSDR/DRSCR/SDRMR", "PPSDR/DRSCR/RDSCD"];
 /// Two Extras: a losing Extra grid, then one winning 10 stakes.

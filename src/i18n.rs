@@ -80,6 +80,16 @@ impl Lang {
         }
     }
 
+    /// A revealed Extra grid's caption: its name, then what it won.
+    pub fn grid_result(self, name: &str, cents: u64) -> String {
+        match (self, cents) {
+            (Lang::Fr, 0) => format!("{name}\u{A0}: rien gagné"),
+            (Lang::En, 0) => format!("{name}: no win"),
+            (Lang::Fr, _) => format!("{name}\u{A0}: {}", self.amount(cents)),
+            (Lang::En, _) => format!("{name}: {}", self.amount(cents)),
+        }
+    }
+
     pub fn extras_left(self, left: u8) -> String {
         match (self, left) {
             (Lang::Fr, 0 | 1) => around("", left.into(), " Extra restant"),
@@ -457,6 +467,14 @@ mod tests {
         assert_eq!(Lang::En.you_win(150), "You win €1.50");
         assert_eq!(Lang::Fr.you_get_extras(2), "Vous obtenez 2 Extra");
         assert_eq!(Lang::En.you_get_extras(1), "You get 1 Extra");
+        assert_eq!(
+            Lang::Fr.grid_result("Grille Extra 1 / 2", 0),
+            "Grille Extra 1 / 2\u{A0}: rien gagné"
+        );
+        assert_eq!(
+            Lang::En.grid_result("Extra grid 2 / 2", 1000),
+            "Extra grid 2 / 2: €10.00"
+        );
         assert_eq!(Lang::En.extras_left(2), "2 Extras left");
         assert_eq!(Lang::En.extras_left(1), "1 Extra left");
         assert_eq!(Lang::En.extras_left(0), "0 Extras left");

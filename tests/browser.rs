@@ -252,10 +252,20 @@ async fn play_with_extras() {
         format!("49,00{NBSP}€"),
         "no stake for an Extra"
     );
+    assert_eq!(
+        text(&root, ".eld-caption"),
+        format!("Grille Extra 1 / 2{NBSP}: rien gagné"),
+        "an Extra grid that wins nothing says so"
+    );
 
     click(&root, ".eld-play");
     assert_eq!(text(&root, ".eld-extra-count"), "0");
+    assert_eq!(text(&root, ".eld-caption"), "Grille Extra 2 / 2");
     wait_for("the end", || app.game().phase() == &Phase::Ready).await;
+    assert_eq!(
+        text(&root, ".eld-caption"),
+        format!("Grille Extra 2 / 2{NBSP}: 10,00{NBSP}€")
+    );
     assert_eq!(app.game().popup(), Some(Popup::Win(1000)));
     assert_eq!(text(&root, ".eld-balance-value"), format!("59,00{NBSP}€"));
     assert_eq!(text(&root, ".eld-play"), "Jouer");

@@ -9,6 +9,7 @@ use crate::game::{Button, Notice, Phase, Popup};
 use crate::i18n::Lang;
 use crate::money::format_cents;
 use crate::record::RecordState;
+use eldorado_engine::prize_table::rank_of_multiple;
 
 impl Inner {
     /// Brings every control in line with the game state.
@@ -71,14 +72,21 @@ impl Inner {
             // Nothing tells of Extras before the main grid shows them.
             (_, Phase::Revealing { grid: 0 }) => String::new(),
             (Some(ticket), phase) if ticket.extras > 0 => {
-                let grid = match phase {
-                    Phase::Revealing { grid } => *grid,
-                    _ => game.revealed().saturating_sub(1),
+                let (grid, revealed) = match phase {
+                    Phase::Revealing { grid } => (*grid, false),
+                    _ => (game.revealed().saturating_sub(1), true),
                 };
                 if grid == 0 {
                     t.main_grid.to_owned()
                 } else {
-                    format!("{} {grid} / {}", t.extra_grid, ticket.extras)
+                    // Once shown, each Extra grid says what it won, nothing
+                    // included.
+                    let name = format!("{} {grid} / {}", t.extra_grid, ticket.extras);
+                    if revealed {
+                        lang.grid_result(&name, ticket.grid_win(grid))
+                    } else {
+                        name
+                    }
                 }
             }
             _ => String::new(),
@@ -159,16 +167,16 @@ impl Inner {
                 ),
             );
         }
-        // The celebration grows with the prize: up to 5 stakes, up to 100
-        // stakes, above (the top prizes). Losing tickets end quietly.
+        // The celebration grows with the prize's rank: a glow, a golden
+        // pulse (ranks 6 and 7), gold coins over the board (4 and 5), the
+        // whole screen (the top three).
+        // Losing tickets end quietly.
         let stake = game.ticket().map_or(0, |t| t.stake_cents);
         set_attr(
             &ui.board_box,
             "data-celebrate",
             match popup {
-                Some(Popup::Win(cents)) if stake > 0 && cents > 100 * stake => "top",
-                Some(Popup::Win(cents)) if stake > 0 && cents > 5 * stake => "big",
-                Some(Popup::Win(_)) => "small",
+                Some(Popup::Win(cents)) => celebration(cents, stake),
                 _ => "",
             },
         );
@@ -208,6 +216,21 @@ impl Inner {
         self.render_guard(&game);
         drop(game);
         self.post_balance(false);
+    }
+}
+
+/// How a win of `cents` on a ticket of `stake` is celebrated, by its rank
+/// in the prize table.
+fn celebration(cents: u64, stake: u64) -> &'static str {
+    let rank = (stake > 0 && cents % stake == 0)
+        .then(|| rank_of_multiple(cents / stake))
+        .flatten()
+        .map(|r| r.rank);
+    match rank {
+        Some(1..=3) => "top",
+        Some(4..=5) => "big",
+        Some(6..=7) => "medium",
+        _ => "small",
     }
 }
 

@@ -109,3 +109,44 @@ pub fn axe_script() -> PathBuf {
     );
     path
 }
+
+/// The page's browser tests `tests/<name>.rs`, compiled for wasm32 (built
+/// now if `scripts/test.sh`'s browser tests have not built them already).
+pub fn wasm_test(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .current_dir(repo_root())
+        .args([
+            "test",
+            "-p",
+            "eldorado-web",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--test",
+            name,
+            "--no-run",
+            "--message-format=json",
+        ])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build tests/{name}.rs: {e}"));
+    assert!(
+        output.status.success(),
+        "building tests/{name}.rs for wasm32 failed"
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo named no wasm for tests/{name}.rs"))
+}
+
+/// The runner of the page's browser tests: the one wasm-pack uses
+/// (`CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER`), else
+/// `wasm-bindgen-test-runner` from the PATH (scripts/setup.sh installs it).
+pub fn wasm_test_runner() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("wasm-bindgen-test-runner"))
+}
