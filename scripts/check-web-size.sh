@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ceiling=225000
+ceiling=227000
 page=www/pkg/index.html
 [ -f "$page" ] || { echo "check-web-size: no $page: run scripts/build-web.sh first" >&2; exit 1; }
 

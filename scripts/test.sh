@@ -52,7 +52,7 @@ export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-300}
 wasm-pack test --headless --chrome --chromedriver "$CHROMEDRIVER"
 
 step "release bundle, under its size ceiling"
-# 225,000 bytes as served (gzip): a bundle that grows past it fails here.
+# 227,000 bytes as served (gzip): a bundle that grows past it fails here.
 # Built once: scripts/e2e.sh then plays this same bundle.
 scripts/build-web.sh
 scripts/check-web-size.sh

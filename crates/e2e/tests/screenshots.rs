@@ -352,13 +352,20 @@ async fn take_screenshots(screen: Screen, suffix: &str) {
              const table = document.getElementById('eld-combos'); \
              table.scrollIntoView(); \
              const r = table.getBoundingClientRect(); \
+             const body = info.querySelector('.eld-info-body'); \
              return { open: info.open, opened_at, top: r.top, rows: table.querySelectorAll('tr').length, \
-                      pictures: table.querySelectorAll('.eld-sym').length };",
+                      pictures: table.querySelectorAll('.eld-sym').length, \
+                      sideways: body.scrollWidth - body.clientWidth };",
             Vec::new(),
         )
         .await;
     assert_eq!(rules["open"], json!(true), "the rules are open: {rules}");
     assert_eq!(rules["opened_at"], json!(0), "opened at their top: {rules}");
+    assert_eq!(
+        rules["sideways"],
+        json!(0),
+        "the paytable fits, no sideways scroll: {rules}"
+    );
     let top = rules["top"].as_f64().expect("the paytable's top");
     assert!(
         // Half a pixel above is the rounding of scrollIntoView.
