@@ -114,9 +114,21 @@ pub enum Command {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Announcement {
-    Refused { stake: u64, balance: u64 },
+    Refused {
+        stake: u64,
+        balance: u64,
+    },
     Extras(u8),
-    Outcome { prize: u64, balance: u64 },
+    /// Extra grid `grid` of `of` is shown, another waits: what it won.
+    ExtraGrid {
+        grid: usize,
+        of: u8,
+        cents: u64,
+    },
+    Outcome {
+        prize: u64,
+        balance: u64,
+    },
     Rejected(Rejection),
     Failed(NetError),
 }
@@ -603,6 +615,12 @@ impl Game {
                 self.popup = Some(Popup::Extras(ticket.extras));
                 commands.push(Command::Announce(Announcement::Extras(ticket.extras)));
                 commands.push(Command::Sound(Cue::Extra));
+            } else {
+                commands.push(Command::Announce(Announcement::ExtraGrid {
+                    grid,
+                    of: ticket.extras,
+                    cents: ticket.grid_win(grid),
+                }));
             }
             return commands;
         }

@@ -329,7 +329,9 @@ impl Inner {
                     code: "EQUIVOCATION".to_owned(),
                 })
             }
-            Announcement::Rejected(_) | Announcement::Extras(_) => {}
+            Announcement::Rejected(_)
+            | Announcement::Extras(_)
+            | Announcement::ExtraGrid { .. } => {}
         }
     }
 
@@ -468,6 +470,10 @@ impl Inner {
             Announcement::Refused { stake, balance } => lang.insufficient_funds(*stake, *balance),
             // The result alone: the grid's symbols are the board's name.
             Announcement::Extras(n) => format!("{}.", lang.you_get_extras(*n)),
+            Announcement::ExtraGrid { grid, of, cents } => {
+                let name = format!("{} {grid} / {of}", lang.texts().extra_grid);
+                format!("{}.", lang.grid_result(&name, *cents))
+            }
             Announcement::Outcome { prize, balance } => lang.outcome_announcement(*prize, *balance),
             Announcement::Rejected(rejection) => lang.rejection(rejection),
             Announcement::Failed(error) => net_message(lang, error),

@@ -108,7 +108,15 @@ fn extras_take_one_press_each() {
         }]
     );
     assert_eq!(game.extras_left(), Some(1));
-    game.reveal_done(1);
+    let commands = game.reveal_done(1);
+    assert!(
+        commands.contains(&Command::Announce(Announcement::ExtraGrid {
+            grid: 1,
+            of: 2,
+            cents: 0
+        })),
+        "an Extra grid that wins nothing says so: {commands:?}"
+    );
     assert_eq!(game.phase(), &Phase::AwaitingExtra { next: 2 });
     assert_eq!(game.balance(), 4900);
     game.press(|| unreachable!());
