@@ -234,26 +234,7 @@ async fn a_ticket_opened_from_the_history_shows_where_the_player_looks() {
     let backend = FakeBackend::new(100, &[fixtures::WIN_2, fixtures::LOSE], 5000);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
-    for sale in 1..=2 {
-        click(&root, ".eld-play");
-        wait_for("the ticket", || {
-            app.game().ticket().is_some_and(|t| t.sale_id == sale)
-        })
-        .await;
-        wait_for("its end", || app.game().phase() == &Phase::Ready).await;
-        click(&root, ".eld-popup-ok");
-    }
-    query(&root, ".eld-history")
-        .set_attribute("open", "")
-        .unwrap();
-    app.load_history();
-    wait_for("the history", || {
-        root.query_selector_all(".eld-history-open")
-            .unwrap()
-            .length()
-            == 2
-    })
-    .await;
+    play_then_open_history(&root, &app, 2).await;
     // The older ticket: the second row.
     let button = query(&root, "[data-sale=\"1\"]");
     let row = button.closest("tr").unwrap().unwrap();

@@ -13,9 +13,7 @@ use eldorado_web::app::App;
 use eldorado_web::fixtures;
 use eldorado_web::game::{Phase, Popup};
 use eldorado_web::i18n::Lang;
-use eldorado_web::launch::Launch;
 use eldorado_web::reveal::Timing;
-use std::rc::Rc;
 use support::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -49,14 +47,7 @@ fn mount_at(backend: &FakeBackend, width: u32) -> (web_sys::HtmlElement, App) {
     root.style()
         .set_property("width", &format!("{width}px"))
         .unwrap();
-    let launch = Launch {
-        code: None,
-        lang: Lang::Fr,
-        key: None,
-        witnesses: None,
-        quorum: None,
-    };
-    let app = App::mount(&root, launch, Rc::new(backend.clone())).expect("mounts");
+    let app = mount_in(&root, backend, Lang::Fr, None);
     app.set_timing(BY_HAND_ONLY);
     (root, app)
 }
@@ -227,26 +218,7 @@ async fn the_historys_buttons_line_up_on_phones() {
         let (root, app) = mount_at(&backend, width);
         app.set_timing(Timing::REDUCED);
         ready(&app).await;
-        for sale in 1..=2 {
-            click(&root, ".eld-play");
-            wait_for("the ticket", || {
-                app.game().ticket().is_some_and(|t| t.sale_id == sale)
-                    && app.game().phase() == &Phase::Ready
-            })
-            .await;
-            click(&root, ".eld-popup-ok");
-        }
-        query(&root, ".eld-history")
-            .set_attribute("open", "")
-            .unwrap();
-        app.load_history();
-        wait_for("the history", || {
-            root.query_selector_all(".eld-history-open")
-                .unwrap()
-                .length()
-                == 2
-        })
-        .await;
+        play_then_open_history(&root, &app, 2).await;
         app.open_history(2);
         wait_for("the ticket opened", || {
             root.query_selector(".eld-history-detail canvas")

@@ -623,15 +623,7 @@ async fn a_top_rank_win_takes_the_whole_screen() {
     let backend = FakeBackend::new(200, &[fixtures::WIN_7000], 5000);
     let root = host();
     root.style().remove_property("width").unwrap();
-    let launch = Launch {
-        code: None,
-        lang: Lang::Fr,
-        key: None,
-        witnesses: None,
-        quorum: None,
-    };
-    let app = App::mount(&root, launch, Rc::new(backend.clone())).expect("mounts");
-    app.set_timing(Timing::REDUCED);
+    let app = mount_in(&root, &backend, Lang::Fr, None);
     ready(&app).await;
     click(&root, ".eld-stake[data-stake=\"200\"]");
     click(&root, ".eld-play");

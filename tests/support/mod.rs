@@ -627,6 +627,17 @@ pub fn mount_pinned(
     key: Option<&str>,
 ) -> (web_sys::HtmlElement, App) {
     let root = host();
+    let app = mount_in(&root, backend, lang, key);
+    (root, app)
+}
+
+/// A game in `root` (reduced motion), `key` pinning the operator key.
+pub fn mount_in(
+    root: &web_sys::HtmlElement,
+    backend: &FakeBackend,
+    lang: Lang,
+    key: Option<&str>,
+) -> App {
     let launch = Launch {
         code: None,
         lang,
@@ -634,9 +645,35 @@ pub fn mount_pinned(
         witnesses: None,
         quorum: None,
     };
-    let app = App::mount(&root, launch, Rc::new(backend.clone())).expect("mounts");
+    let app = App::mount(root, launch, Rc::new(backend.clone())).expect("mounts");
     app.set_timing(Timing::REDUCED);
-    (root, app)
+    app
+}
+
+/// Plays the backend's first `tickets` tickets to their end, closing each
+/// win's window, then opens the history and waits for its rows.
+pub async fn play_then_open_history(root: &web_sys::Element, app: &App, tickets: u64) {
+    for sale in 1..=tickets {
+        click(root, ".eld-play");
+        wait_for("the ticket", || {
+            app.game().ticket().is_some_and(|t| t.sale_id == sale)
+        })
+        .await;
+        wait_for("its end", || app.game().phase() == &Phase::Ready).await;
+        click(root, ".eld-popup-ok");
+    }
+    query(root, ".eld-history")
+        .set_attribute("open", "")
+        .unwrap();
+    app.load_history();
+    wait_for("the history", || {
+        u64::from(
+            root.query_selector_all(".eld-history-open")
+                .unwrap()
+                .length(),
+        ) == tickets
+    })
+    .await;
 }
 
 pub async fn ready(app: &App) {
