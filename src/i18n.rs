@@ -80,6 +80,11 @@ impl Lang {
         }
     }
 
+    /// Extra grid `grid` of `of`: « Grille Extra 1 / 2 ».
+    pub fn extra_grid_name(self, grid: usize, of: u8) -> String {
+        format!("{} {grid} / {of}", self.texts().extra_grid)
+    }
+
     /// A revealed Extra grid's caption: its name, then what it won.
     pub fn grid_result(self, name: &str, cents: u64) -> String {
         match (self, cents) {

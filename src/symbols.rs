@@ -155,6 +155,19 @@ fn emblem(ctx: &Ctx, s: f64, metal: [&str; 3]) -> Result<(), JsValue> {
 const GOLD: [&str; 3] = ["#fff3b0", "#f0c14b", "#9a6a1c"];
 const BRONZE: [&str; 3] = ["#c8923a", "#8a5a18", "#4a2a08"];
 
+/// Starts a path: the closed polygon through `points` (fractions of `s`).
+fn polygon(ctx: &Ctx, s: f64, points: &[(f64, f64)]) {
+    ctx.begin_path();
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i == 0 {
+            ctx.move_to(s * x, s * y);
+        } else {
+            ctx.line_to(s * x, s * y);
+        }
+    }
+    ctx.close_path();
+}
+
 /// Carved lines across an emblem, in the outline's colour.
 fn carve(ctx: &Ctx, s: f64, lines: &[[f64; 4]]) {
     ctx.set_stroke_style_str(OUTLINE);
@@ -170,11 +183,7 @@ fn carve(ctx: &Ctx, s: f64, lines: &[[f64; 4]]) {
 fn pyramid(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
     // Its shadow stays clear of the lower left corner, where the tests
     // read each tile's colour.
-    ctx.begin_path();
-    ctx.move_to(s * 0.5, s * 0.14);
-    ctx.line_to(s * 0.86, s * 0.78);
-    ctx.line_to(s * 0.14, s * 0.78);
-    ctx.close_path();
+    polygon(ctx, s, &[(0.5, 0.14), (0.86, 0.78), (0.14, 0.78)]);
     emblem(ctx, s, BRONZE)?;
     // Courses of stone, and the shaded face right of the ridge.
     carve(
@@ -187,11 +196,7 @@ fn pyramid(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
         ],
     );
     ctx.set_fill_style_str("rgba(0,0,0,.25)");
-    ctx.begin_path();
-    ctx.move_to(s * 0.5, s * 0.14);
-    ctx.line_to(s * 0.86, s * 0.78);
-    ctx.line_to(s * 0.56, s * 0.78);
-    ctx.close_path();
+    polygon(ctx, s, &[(0.5, 0.14), (0.86, 0.78), (0.56, 0.78)]);
     ctx.fill();
     Ok(())
 }
@@ -299,12 +304,11 @@ fn mask(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
 fn parrot(ctx: &Ctx, s: f64) -> Result<(), JsValue> {
     // Facing left: a long tail under the body, a crest on the head, a
     // hooked beak.
-    ctx.begin_path();
-    ctx.move_to(s * 0.56, s * 0.64);
-    ctx.line_to(s * 0.84, s * 0.93);
-    ctx.line_to(s * 0.66, s * 0.93);
-    ctx.line_to(s * 0.5, s * 0.7);
-    ctx.close_path();
+    polygon(
+        ctx,
+        s,
+        &[(0.56, 0.64), (0.84, 0.93), (0.66, 0.93), (0.5, 0.7)],
+    );
     emblem(ctx, s, BRONZE)?;
     ctx.begin_path();
     ctx.move_to(s * 0.42, s * 0.2);

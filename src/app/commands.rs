@@ -471,7 +471,7 @@ impl Inner {
             // The result alone: the grid's symbols are the board's name.
             Announcement::Extras(n) => format!("{}.", lang.you_get_extras(*n)),
             Announcement::ExtraGrid { grid, of, cents } => {
-                let name = format!("{} {grid} / {of}", lang.texts().extra_grid);
+                let name = lang.extra_grid_name(*grid, *of);
                 format!("{}.", lang.grid_result(&name, *cents))
             }
             Announcement::Outcome { prize, balance } => lang.outcome_announcement(*prize, *balance),

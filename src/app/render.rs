@@ -81,7 +81,7 @@ impl Inner {
                 } else {
                     // Once shown, each Extra grid says what it won, nothing
                     // included.
-                    let name = format!("{} {grid} / {}", t.extra_grid, ticket.extras);
+                    let name = lang.extra_grid_name(grid, ticket.extras);
                     if revealed {
                         lang.grid_result(&name, ticket.grid_win(grid))
                     } else {

@@ -28,7 +28,6 @@ impl Inner {
             dialog.show_modal().log_failure("opening the rules dialog");
         }
         this.rules_opener.replace(Some(opener));
-        this.ui.info_body.set_scroll_top(0);
         dialog.set_scroll_top(0);
         this.ui
             .info_title

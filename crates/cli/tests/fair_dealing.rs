@@ -67,11 +67,18 @@ fn serve_with(
     key: &str,
     extra: &[&str],
 ) -> Process {
-    let child = serve_command(data, addr)
+    let mut command = serve_command(data, addr);
+    command
         .args(extra)
         .args(["--beacon", &format!("http://{beacon}"), "--beacon-key", key])
         .args(["--deal-lead-ms", "600", "--deal-wait-ms", "4000"])
-        .args(["--witness", &witness_vkey(WITNESS_SECRET)])
+        .args(["--witness", &witness_vkey(WITNESS_SECRET)]);
+    start_server(command, addr)
+}
+
+/// Starts `command`, a server on `addr`, and waits until it is healthy.
+fn start_server(mut command: Command, addr: SocketAddr) -> Process {
+    let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -353,13 +360,7 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
     // already), and the next one of its line sells.
     let dealt_from = dealt.sale.sale.block;
     drop(restarted);
-    let child = serve_command(&data, addr)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let _in_order = Process(child);
-    wait_healthy(addr);
+    let _in_order = start_server(serve_command(&data, addr), addr);
     let block: Value = read(
         player
             .client

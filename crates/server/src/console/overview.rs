@@ -268,8 +268,15 @@ fn render(console: &Console, view: &Overview) -> Markup {
     let minutes = filled(&view.per_minute, view.since_ms, MINUTE_MS, 24 * 60);
     let first_hour = view.since_ms / HOUR_MS * HOUR_MS;
     let hours = filled(&view.per_hour, first_hour, HOUR_MS, 25);
-    let hours_ago = |start: u64, width: u64| {
-        (start as f64 + width as f64 - (view.since_ms + DAY_MS) as f64) / HOUR_MS as f64
+    // Each bucket at its end, in hours before now, with its value.
+    let points = |buckets: &[SalesBucket], width: u64, value: fn(&SalesBucket) -> f64| {
+        buckets
+            .iter()
+            .map(|b| {
+                let end = b.start_ms as f64 + width as f64 - (view.since_ms + DAY_MS) as f64;
+                (end / HOUR_MS as f64, value(b))
+            })
+            .collect()
     };
     let plays = charts::line_chart(
         t.chart_plays,
@@ -277,10 +284,7 @@ fn render(console: &Console, view: &Overview) -> Markup {
         &[Series {
             name: t.plays_per_minute,
             colour: charts::GOLD,
-            points: minutes
-                .iter()
-                .map(|b| (hours_ago(b.start_ms, MINUTE_MS), b.tickets as f64))
-                .collect(),
+            points: points(&minutes, MINUTE_MS, |b| b.tickets as f64),
         }],
     );
     let money = charts::line_chart(
@@ -290,28 +294,12 @@ fn render(console: &Console, view: &Overview) -> Markup {
             Series {
                 name: t.stakes_eur,
                 colour: charts::GOLD,
-                points: hours
-                    .iter()
-                    .map(|b| {
-                        (
-                            hours_ago(b.start_ms, HOUR_MS),
-                            b.stakes_cents as f64 / 100.0,
-                        )
-                    })
-                    .collect(),
+                points: points(&hours, HOUR_MS, |b| b.stakes_cents as f64 / 100.0),
             },
             Series {
                 name: t.prizes_eur,
                 colour: charts::BLUE,
-                points: hours
-                    .iter()
-                    .map(|b| {
-                        (
-                            hours_ago(b.start_ms, HOUR_MS),
-                            b.prizes_cents as f64 / 100.0,
-                        )
-                    })
-                    .collect(),
+                points: points(&hours, HOUR_MS, |b| b.prizes_cents as f64 / 100.0),
             },
         ],
     );

@@ -77,18 +77,23 @@ pub async fn send(
     }
 }
 
-/// Signs in with the operator key: the cookie to send back.
-pub async fn sign_in(router: &Router, state: &AppState) -> String {
-    let form = format!("key={}", operator_key(state));
-    let page = send(
+/// Posts the sign-in form `form` (`key=…`).
+async fn post_sign_in(router: &Router, form: &str) -> Page {
+    send(
         router,
         Method::POST,
         "/operator/sign-in",
         None,
-        Some(&form),
+        Some(form),
         &[],
     )
-    .await;
+    .await
+}
+
+/// Signs in with the operator key: the cookie to send back.
+pub async fn sign_in(router: &Router, state: &AppState) -> String {
+    let form = format!("key={}", operator_key(state));
+    let page = post_sign_in(router, &form).await;
     assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.text);
     assert_eq!(page.location(), "/operator/");
     let cookie = page.headers[header::SET_COOKIE].to_str().unwrap();
@@ -151,29 +156,13 @@ async fn every_console_route_refuses_a_stranger() {
 async fn a_sign_in_is_a_strict_http_only_cookie_until_sign_out() {
     let state = shared().clone();
     let router = app(state.clone());
-    let wrong = send(
-        &router,
-        Method::POST,
-        "/operator/sign-in",
-        None,
-        Some("key=0123"),
-        &[],
-    )
-    .await;
+    let wrong = post_sign_in(&router, "key=0123").await;
     assert_eq!(wrong.status, StatusCode::SEE_OTHER);
     assert_eq!(wrong.location(), "/operator/sign-in?failed=true");
     assert!(wrong.headers.get(header::SET_COOKIE).is_none());
 
     let form = format!("key={}", operator_key(&state));
-    let page = send(
-        &router,
-        Method::POST,
-        "/operator/sign-in",
-        None,
-        Some(&form),
-        &[],
-    )
-    .await;
+    let page = post_sign_in(&router, &form).await;
     let set_cookie = page.headers[header::SET_COOKIE]
         .to_str()
         .unwrap()
@@ -598,27 +587,11 @@ async fn sign_ins_are_limited_per_address() {
     let router = app(state.clone());
     let form = format!("key={}", operator_key(&state));
     for attempt in ["key=wrong", "key=wrong"] {
-        let page = send(
-            &router,
-            Method::POST,
-            "/operator/sign-in",
-            None,
-            Some(attempt),
-            &[],
-        )
-        .await;
+        let page = post_sign_in(&router, attempt).await;
         assert_eq!(page.location(), "/operator/sign-in?failed=true");
     }
     // The right key too waits its turn once the address has tried enough.
-    let refused = send(
-        &router,
-        Method::POST,
-        "/operator/sign-in",
-        None,
-        Some(&form),
-        &[],
-    )
-    .await;
+    let refused = post_sign_in(&router, &form).await;
     assert_eq!(
         refused.status,
         StatusCode::TOO_MANY_REQUESTS,
@@ -627,15 +600,7 @@ async fn sign_ins_are_limited_per_address() {
     );
     assert!(refused.headers.get(header::SET_COOKIE).is_none());
     clock.advance(std::time::Duration::from_secs(60));
-    let page = send(
-        &router,
-        Method::POST,
-        "/operator/sign-in",
-        None,
-        Some(&form),
-        &[],
-    )
-    .await;
+    let page = post_sign_in(&router, &form).await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);
     assert!(page.headers.get(header::SET_COOKIE).is_some());
 }
