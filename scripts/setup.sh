@@ -2,12 +2,13 @@
 # Installs what a fresh machine lacks to build and test Eldorado; skips what
 # is already there, so it is cheap to run again.
 #   scripts/setup.sh          toolchain for building and running the game
-#   scripts/setup.sh --test   also Chromium and its driver for browser tests
+#   scripts/setup.sh --test   also what only the tests use: Chromium and its
+#                             driver, pg_auto_failover and nginx…
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want_browser=false
-[ "${1:-}" = "--test" ] && want_browser=true
+for_tests=false
+[ "${1:-}" = "--test" ] && for_tests=true
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -90,7 +91,18 @@ if ! command -v pg_ctlcluster >/dev/null || ! ls /usr/lib/postgresql/*/bin/postg
     say "installing PostgreSQL"
     apt_install postgresql
 fi
-if [ "$want_browser" = true ]; then
+if [ "$for_tests" = true ]; then
+    # pg_auto_failover and nginx: the failover test runs scripts/cluster.sh
+    # (crates/cli/tests/deployment/failover.rs).
+    pg_version=$(ls /usr/lib/postgresql | sort -n | tail -n 1)
+    if ! command -v pg_autoctl >/dev/null || [ ! -f "/usr/share/postgresql/$pg_version/extension/pgautofailover.control" ]; then
+        say "installing pg_auto_failover"
+        apt_install pg-auto-failover-cli "postgresql-$pg_version-auto-failover"
+    fi
+    if ! command -v nginx >/dev/null; then
+        say "installing nginx"
+        apt_install nginx
+    fi
     # schemathesis holds the server to its OpenAPI document
     # (scripts/api-conformance.sh), in a virtual environment of its own.
     schemathesis_version=4.32.5

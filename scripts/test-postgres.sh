@@ -18,9 +18,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 command -v pg_lsclusters >/dev/null || { say "PostgreSQL is not installed (scripts/setup.sh --test installs it)"; exit 1; }
 # Debian's default cluster "main" (e.g. "15 main 5432 down ..."), else the
-# first one it knows: never another cluster that happens to sort first, such
-# as scripts/cluster.sh's synchronous primary, where a commit waits for its
-# standby.
+# first one it knows: never another cluster that happens to sort first.
 read -r version cluster port status _ < <(
     pg_lsclusters -h | awk '$2 == "main" { main = $0 } NR == 1 { first = $0 }
         END { if (main != "") print main; else if (first != "") print first }'

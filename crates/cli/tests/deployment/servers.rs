@@ -68,11 +68,6 @@ impl Deployment {
         Some(Deployment::on_with(count, url, Some(database), flags))
     }
 
-    /// `count` servers on the database at `url`.
-    pub fn on(count: usize, url: String, database: Option<TestDatabase>) -> Deployment {
-        Deployment::on_with(count, url, database, &[])
-    }
-
     fn on_with(
         count: usize,
         url: String,
