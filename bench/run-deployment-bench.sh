@@ -2,7 +2,8 @@
 # Durable plays per second, side by side in one run on this machine:
 #   1. SQLite embedded, one server;
 #   2. PostgreSQL (the local cluster of scripts/test-postgres.sh), one server;
-#   3. the same PostgreSQL, three servers behind nginx (deploy/nginx/).
+#   3. the same PostgreSQL, three servers behind nginx (deploy/nginx/);
+#   4. pgbench on the same PostgreSQL: the database's own ceiling.
 # Then how long a new block takes to be listed by every server once the
 # open one is closed. Usage: bench/run-deployment-bench.sh [DURATION=15s]
 # [CONNECTIONS=64]. Needs wrk, nginx, PostgreSQL; only 127.0.0.1 is used.
@@ -21,6 +22,7 @@ cleanup() {
     [ -f "$WORK/nginx/nginx.pid" ] && nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -s stop 2>/dev/null || true
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" 2>/dev/null || true
+    psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_pgbench WITH (FORCE)" 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -82,6 +84,7 @@ awk -v prefix="$WORK/nginx" -v listen=127.0.0.1:18090 -v servers="$servers" '
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf"
 load pg-three-servers 127.0.0.1:18090
 
+
 # The next block: close the open 1-euro block on one server, then time
 # until every server lists a new pending 1-euro block.
 open=$(curl -sf http://127.0.0.1:18092/api/blocks | python3 -c '
@@ -98,3 +101,24 @@ n = sum(1 for b in blocks if b["status"] == "pending" and (b["commitment"].get("
 sys.exit(0 if n >= 1 else 1)'; do sleep 0.05; done
     echo "next 1-euro block listed by the server on :$port after $(echo "$(date +%s.%N) - $start" | bc) s"
 done
+
+nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -s stop
+for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+PIDS=()
+# The database's own ceiling on this machine, once the servers have let go
+# of their connections: pgbench's TPC-B-like transaction (three UPDATEs, a
+# SELECT and an INSERT, one commit) on the same cluster with the same
+# settings, as many clients as connections.
+psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_pgbench WITH (FORCE)" -c "CREATE DATABASE eldorado_pgbench"
+PGBENCH_URL="${ADMIN_URL%/*}/eldorado_pgbench"
+pgbench -q -i -s 10 "$PGBENCH_URL" > /dev/null 2>&1
+pgbench -c "$CONNECTIONS" -j 2 -T "${DURATION%s}" "$PGBENCH_URL" > "$WORK/pgbench.txt" 2>&1
+python3 - "$WORK/pgbench.txt" "$CONNECTIONS" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+tps = float(re.search(r"tps = ([\d.]+)", text).group(1))
+lat = re.search(r"latency average = ([\d.]+) ms", text).group(1)
+failed = re.search(r"number of failed transactions: (\d+)", text)
+print(f"| pgbench TPC-B-like, {sys.argv[2]} clients (transactions/s) | {tps:,.0f} | {lat} ms (average) | | "
+      f"{failed.group(1) if failed else 0} failed |")
+PY

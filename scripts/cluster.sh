@@ -54,10 +54,11 @@ say() { if [ -t 1 ]; then printf '\033[1m[cluster]\033[0m %s\n' "$*"; else print
 [ "$(id -u)" = 0 ] || { echo "run as root (it runs PostgreSQL as the postgres user)" >&2; exit 1; }
 
 pg_bin() { echo "/usr/lib/postgresql/$(ls /usr/lib/postgresql | sort -n | tail -n 1)/bin"; }
-# pg_autoctl as the postgres user, its configuration and state (kept by
-# default under the user's home, keyed by data directory) kept with the data.
+# A command as the postgres user, run from / (this directory may be closed
+# to it); pg_autoctl's configuration and state, kept by default under the
+# user's home and keyed by data directory, are kept with the data instead.
 as_postgres() {
-    runuser -u postgres -- env PATH="$(pg_bin):/usr/bin:/bin" \
+    runuser -u postgres -- env -C / PATH="$(pg_bin):/usr/bin:/bin" \
         XDG_CONFIG_HOME="$PGROOT/xdg/config" XDG_DATA_HOME="$PGROOT/xdg/data" \
         XDG_RUNTIME_DIR="$PGROOT/xdg/run" PGPASSFILE="$PGROOT/pgpass" "$@"
 }

@@ -20,6 +20,7 @@
 
 mod schema;
 
+use super::sql::batch::BatchCache;
 use super::sql::{access, Backend, Conn, Dialect, Param, Row, Sql, SqlStore, Value};
 use super::{
     corrupt, BlockSeeding, BlockStatus, GenerationLease, SaleRequest, StoreError, StoreResult,
@@ -140,6 +141,7 @@ impl ToSql for Param<'_> {
             Param::Text(v) => checked(v, ty, out),
             Param::Bytes(v) => checked(v, ty, out),
             Param::Bool(v) => checked(v, ty, out),
+            Param::Texts(v) => checked(v, ty, out),
         }
     }
 
@@ -172,10 +174,12 @@ impl<'a> FromSql<'a> for Value {
     }
 }
 
-/// A PostgreSQL client or transaction, with its connection's statements.
+/// A PostgreSQL client or transaction, with its connection's statements,
+/// and in a batch of sales what the batch read ahead.
 struct Pg<'a, C> {
     client: &'a mut C,
     statements: &'a mut HashMap<usize, Statement>,
+    cache: Option<BatchCache>,
 }
 
 impl<C: GenericClient> Pg<'_, C> {
@@ -228,6 +232,10 @@ impl<C: GenericClient> Conn for Pg<'_, C> {
 
     fn batch(&mut self, sql: &str) -> StoreResult<()> {
         Ok(self.client.batch_execute(sql)?)
+    }
+
+    fn batch_cache(&mut self) -> Option<&mut BatchCache> {
+        self.cache.as_mut()
     }
 }
 
@@ -298,6 +306,7 @@ impl Postgres {
                     let value = f(&mut Pg {
                         client: &mut tx,
                         statements: &mut *statements,
+                        cache: None,
                     })?;
                     tx.commit()?;
                     Ok(value)
@@ -314,29 +323,27 @@ impl Postgres {
 }
 
 /// Locks, before the rules run, the open blocks of the batch's stakes and
-/// the rows of its players, each set in id order. Every batch of every
-/// server takes them in the same order, so batches wait for each other
-/// instead of deadlocking; and a sale retried on another server while the
-/// first try is still in flight waits here, then finds the first try's
-/// sale under its idempotency key (a replay, not a second sale).
-fn lock_batch(tx: &mut postgres::Transaction<'_>, requests: &[SaleRequest]) -> StoreResult<()> {
+/// the rows of its players, each set in id order, and reads ahead what the
+/// sales will ask (`BatchCache`). Every batch of every server takes the
+/// locks in the same order, so batches wait for each other instead of
+/// deadlocking; and a sale retried on another server while the first try
+/// is still in flight waits here, then finds the first try's sale under
+/// its idempotency key (a replay, not a second sale).
+fn lock_batch(
+    c: &mut Pg<'_, postgres::Transaction<'_>>,
+    requests: &[SaleRequest],
+) -> StoreResult<()> {
     let mut stakes: Vec<i64> = requests
         .iter()
         .map(|r| super::sql::decode::to_i64(r.stake.cents()))
         .collect::<StoreResult<_>>()?;
     stakes.sort_unstable();
     stakes.dedup();
-    let mut players: Vec<&str> = requests.iter().map(|r| r.player_id.as_str()).collect();
-    players.sort_unstable();
-    players.dedup();
-    tx.execute(
+    c.client.execute(
         "SELECT id FROM blocks WHERE status = 'open' AND stake_cents = ANY($1) ORDER BY id FOR UPDATE",
         &[&stakes],
     )?;
-    tx.execute(
-        "SELECT id FROM players WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-        &[&players],
-    )?;
+    c.cache = Some(BatchCache::read_ahead(c, requests)?);
     Ok(())
 }
 
@@ -363,7 +370,11 @@ impl Backend for Postgres {
         off_async(|| {
             let mut pooled = self.client()?;
             let PgConnection { client, statements } = &mut *pooled;
-            f(&mut Pg { client, statements })
+            f(&mut Pg {
+                client,
+                statements,
+                cache: None,
+            })
         })
     }
 
@@ -385,7 +396,7 @@ impl Backend for Postgres {
         mut f: impl FnMut(&mut dyn Conn) -> StoreResult<T>,
     ) -> StoreResult<T> {
         self.run_transaction(|c| {
-            lock_batch(c.client, requests)?;
+            lock_batch(c, requests)?;
             f(c)
         })
     }

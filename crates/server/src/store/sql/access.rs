@@ -243,6 +243,10 @@ pub fn outbox_due<C: Conn + ?Sized>(
 
 impl<C: Conn + ?Sized> WalletTx for C {
     fn player_for_update(&mut self, player_id: &str) -> StoreResult<Option<(PlayerKind, u64)>> {
+        // Read ahead under the same lock (`batch`).
+        if let Some(player) = self.batch_cache().and_then(|c| c.player(player_id)) {
+            return Ok(player);
+        }
         query_opt(
             self,
             &q::PLAYER_FOR_UPDATE,
@@ -272,6 +276,9 @@ impl<C: Conn + ?Sized> WalletTx for C {
 
     fn set_balance(&mut self, player_id: &str, balance_cents: u64) -> StoreResult<()> {
         self.execute(&q::SET_BALANCE, &[int(balance_cents)?, player_id.into()])?;
+        if let Some(cache) = self.batch_cache() {
+            cache.set_balance(player_id, balance_cents);
+        }
         Ok(())
     }
 
@@ -373,6 +380,9 @@ impl<C: Conn + ?Sized> BlockTx for C {
 
 impl<C: Conn + ?Sized> SaleTx for C {
     fn sale_by_key(&mut self, player_id: &str, key: &str) -> StoreResult<Option<(u64, u64)>> {
+        if let Some(sale) = self.batch_cache().and_then(|c| c.sale_by_key(player_id, key)) {
+            return Ok(sale);
+        }
         query_opt(
             self,
             &q::SALE_BY_KEY,
@@ -397,6 +407,9 @@ impl<C: Conn + ?Sized> SaleTx for C {
     }
 
     fn insert_sale(&mut self, sale: &NewSale<'_>) -> StoreResult<u64> {
+        if let Some(cache) = self.batch_cache() {
+            cache.forget_key(sale.player_id, sale.idempotency_key);
+        }
         query_one(
             self,
             &q::INSERT_SALE,
@@ -439,12 +452,18 @@ impl<C: Conn + ?Sized> SaleTx for C {
     }
 
     fn rollback_to_savepoint(&mut self) -> StoreResult<()> {
+        if let Some(cache) = self.batch_cache() {
+            cache.clear();
+        }
         self.batch(q::ROLLBACK_TO_SAVEPOINT.text(self.dialect()))
     }
 }
 
 impl<C: Conn + ?Sized> ProtectionTx for C {
     fn protection_row(&mut self, player_id: &str) -> StoreResult<Option<ProtectionRow>> {
+        if let Some(row) = self.batch_cache().and_then(|c| c.protection(player_id)) {
+            return Ok(row);
+        }
         query_opt(
             self,
             &q::PROTECTION,
@@ -471,6 +490,9 @@ impl<C: Conn + ?Sized> ProtectionTx for C {
                 row.reality_check_minutes.into(),
             ],
         )?;
+        if let Some(cache) = self.batch_cache() {
+            cache.put_protection(player_id, row);
+        }
         Ok(())
     }
 
@@ -542,6 +564,9 @@ impl<C: Conn + ?Sized> PurchaseTx for C {
         player_id: &str,
         key: &str,
     ) -> StoreResult<Option<PurchaseRecord>> {
+        if let Some(purchase) = self.batch_cache().and_then(|c| c.purchase_by_key(player_id, key)) {
+            return Ok(purchase);
+        }
         query_opt(
             self,
             &q::PURCHASE_BY_KEY,
@@ -551,6 +576,9 @@ impl<C: Conn + ?Sized> PurchaseTx for C {
     }
 
     fn insert_purchase(&mut self, purchase: &NewPurchase<'_>) -> StoreResult<u64> {
+        if let Some(cache) = self.batch_cache() {
+            cache.forget_key(purchase.player_id, purchase.idempotency_key);
+        }
         query_one(
             self,
             &q::INSERT_PURCHASE,
@@ -618,15 +646,31 @@ impl<C: Conn + ?Sized> PurchaseTx for C {
 
 impl<C: Conn + ?Sized> TicketPoolTx for C {
     fn take_free_ticket(&mut self, block: u64) -> StoreResult<Option<u32>> {
-        query_opt(self, &q::TAKE_FREE_TICKET, &[int(block)?], |r| {
+        // Only a seamless round given back releases a ticket, under the
+        // block's lock that this batch holds: once none, none till the end.
+        if self.batch_cache().is_some_and(|c| c.has_no_free_ticket(block)) {
+            return Ok(None);
+        }
+        let position = query_opt(self, &q::TAKE_FREE_TICKET, &[int(block)?], |r| {
             r.u32(0, "position")
-        })
+        })?;
+        if let (None, Some(cache)) = (position, self.batch_cache()) {
+            cache.found_no_free_ticket(block);
+        }
+        Ok(position)
     }
 
     fn reserved_tickets(&mut self, block: u64) -> StoreResult<u32> {
-        query_one(self, &q::RESERVED_TICKETS, &[int(block)?], |r| {
+        if let Some(count) = self.batch_cache().and_then(|c| c.reserved(block)) {
+            return Ok(count);
+        }
+        let count = query_one(self, &q::RESERVED_TICKETS, &[int(block)?], |r| {
             r.u32(0, "reserved tickets")
-        })
+        })?;
+        if let Some(cache) = self.batch_cache() {
+            cache.set_reserved(block, count);
+        }
+        Ok(count)
     }
 }
 
@@ -641,6 +685,10 @@ impl<C: Conn + ?Sized> RoundTx for C {
     }
 
     fn insert_round(&mut self, round: &Round) -> StoreResult<()> {
+        // The block's reserved count changes: nothing read ahead holds.
+        if let Some(cache) = self.batch_cache() {
+            cache.clear();
+        }
         self.execute(
             &q::INSERT_ROUND,
             &[
@@ -694,6 +742,9 @@ impl<C: Conn + ?Sized> RoundTx for C {
     }
 
     fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()> {
+        if let Some(cache) = self.batch_cache() {
+            cache.clear();
+        }
         self.execute(&q::FREE_TICKET, &[int(block)?, position.into()])?;
         Ok(())
     }

@@ -15,6 +15,7 @@
 //!   (a dialect's connection handling: opening, transactions, retries).
 
 pub mod access;
+pub mod batch;
 pub mod decode;
 pub mod public_log;
 pub mod store;
@@ -61,7 +62,8 @@ impl Sql {
 }
 
 /// A statement parameter. Every column is a 64-bit integer, text, bytes or
-/// a boolean (SQLite stores booleans as 0 and 1).
+/// a boolean (SQLite stores booleans as 0 and 1). `Texts`, an array, is
+/// PostgreSQL's alone (a batch's reads, `batch`); SQLite refuses it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Param<'a> {
     Null,
@@ -69,6 +71,7 @@ pub enum Param<'a> {
     Text(&'a str),
     Bytes(&'a [u8]),
     Bool(bool),
+    Texts(&'a [&'a str]),
 }
 
 impl From<i64> for Param<'_> {
@@ -187,6 +190,11 @@ pub trait Conn {
     ) -> StoreResult<()>;
     /// Runs statements without parameters or results (savepoints).
     fn batch(&mut self, sql: &str) -> StoreResult<()>;
+    /// What the batch of sales running on this connection read ahead, if
+    /// its backend reads ahead (`batch`).
+    fn batch_cache(&mut self) -> Option<&mut batch::BatchCache> {
+        None
+    }
 }
 
 /// Every row of a query, each decoded by `decode`.

@@ -38,6 +38,16 @@ macro_rules! purchase_select {
     };
 }
 
+/// A player's protection settings, in the column order of
+/// `decode::protection`.
+macro_rules! protection_columns {
+    () => {
+        "weekly_stake_limit_cents, pending_stake_limit_cents, pending_stake_effective_ms, \
+         weekly_loss_limit_cents, pending_loss_limit_cents, pending_loss_effective_ms, \
+         excluded_until_ms, excluded_indefinitely, reality_check_minutes"
+    };
+}
+
 /// A round's columns, in the order of `decode::round`.
 macro_rules! round_columns {
     () => {
@@ -239,10 +249,11 @@ texts! {
     ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT sale; RELEASE SAVEPOINT sale";
 
     // Player protection.
-    PROTECTION = "SELECT weekly_stake_limit_cents, pending_stake_limit_cents, \
-                  pending_stake_effective_ms, weekly_loss_limit_cents, pending_loss_limit_cents, \
-                  pending_loss_effective_ms, excluded_until_ms, excluded_indefinitely, \
-                  reality_check_minutes FROM player_protection WHERE player_id = $1";
+    PROTECTION = concat!(
+        "SELECT ",
+        protection_columns!(),
+        " FROM player_protection WHERE player_id = $1"
+    );
     PUT_PROTECTION = "INSERT INTO player_protection (player_id, weekly_stake_limit_cents, \
                       pending_stake_limit_cents, pending_stake_effective_ms, \
                       weekly_loss_limit_cents, pending_loss_limit_cents, pending_loss_effective_ms, \
@@ -328,6 +339,30 @@ texts! {
     OUTBOX_GIVEN_UP_COUNT = "SELECT COUNT(*) FROM wallet_outbox \
                              WHERE given_up_at_ms IS NOT NULL AND acknowledged_at_ms IS NULL";
 }
+
+// What a batch of sales reads once for all its sales (`batch`): arrays,
+// so PostgreSQL's alone, and kept out of `texts!`, whose every text SQLite
+// prepares too. `$1` is the players' ids; `$2`, for the keys, the
+// idempotency keys in the same order.
+
+/// The batch's players, locked in id order as every batch of every server
+/// locks them (so that they wait for each other instead of deadlocking).
+pub static BATCH_PLAYERS: Sql = Sql::new(
+    "SELECT kind, balance_cents, id FROM players WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+);
+pub static BATCH_SALES_BY_KEY: Sql = Sql::new(
+    "SELECT sale_id, stake_cents, player_id, idempotency_key FROM sales \
+     WHERE (player_id, idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))",
+);
+pub static BATCH_PURCHASES_BY_KEY: Sql = Sql::new(concat!(
+    purchase_select!(),
+    "WHERE (p.player_id, p.idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))"
+));
+pub static BATCH_PROTECTION: Sql = Sql::new(concat!(
+    "SELECT ",
+    protection_columns!(),
+    ", player_id FROM player_protection WHERE player_id = ANY($1)"
+));
 
 #[cfg(test)]
 mod tests {
