@@ -19,6 +19,9 @@ use std::sync::Arc;
 pub trait Backend {
     fn open(&self) -> Arc<dyn Store>;
     fn clock(&self) -> &Arc<ManualClock>;
+    /// Runs `sql` on the database behind the store's back, as a fault would
+    /// have it (SQL both dialects accept).
+    fn tamper(&self, sql: &str);
 }
 
 /// Every case, wherever it is written.
@@ -50,6 +53,7 @@ macro_rules! all_cases {
             $new,
             [
                 sales_take_tickets_in_order_and_move_money,
+                a_faulted_sale_leaves_the_batchs_other_sales_whole,
                 refusals_write_nothing,
                 idempotency_keys_replay_or_conflict,
                 transfers_apply_once_per_reference,
@@ -113,6 +117,11 @@ impl Backend for Sqlite {
     fn clock(&self) -> &Arc<ManualClock> {
         &self.clock
     }
+
+    fn tamper(&self, sql: &str) {
+        let conn = rusqlite::Connection::open(self.dir.path().join("store.sqlite3")).unwrap();
+        conn.execute_batch(sql).unwrap();
+    }
 }
 
 /// A fresh PostgreSQL database per test; dropped with it.
@@ -134,6 +143,12 @@ impl Backend for Postgres {
     fn open(&self) -> Arc<dyn Store> {
         let clock: Arc<dyn Clock> = self.clock.clone();
         Arc::new(PostgresStore::open(&self.database.url, 2, clock).expect("opens"))
+    }
+
+    fn tamper(&self, sql: &str) {
+        let mut client =
+            ::postgres::Client::connect(&self.database.url, ::postgres::NoTls).unwrap();
+        client.batch_execute(sql).unwrap();
     }
 
     fn clock(&self) -> &Arc<ManualClock> {

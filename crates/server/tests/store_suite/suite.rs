@@ -197,6 +197,76 @@ pub fn sales_take_tickets_in_order_and_move_money(backend: &impl Backend) {
     assert_conserved(totals, 500);
 }
 
+/// A sale that fails midway through a batch (here its ticket's row is
+/// taken already, so its insert breaks a unique key after its balance was
+/// computed) is undone alone: the sales before it and after it in the same
+/// batch keep their tickets and their money, to the cent, and the next
+/// sales of its player and of its block read what the earlier ones wrote.
+pub fn a_faulted_sale_leaves_the_batchs_other_sales_whole(backend: &impl Backend) {
+    let store = backend.open();
+    insert(
+        &*store,
+        1,
+        Stake::HALF_EURO,
+        PLAY,
+        &[WIN_2, LOSE, WIN_2, LOSE],
+    );
+    insert(&*store, 2, Stake::ONE_EURO, PLAY, &[LOSE, LOSE]);
+    assert!(store.create_player("ann", PlayerKind::Demo, 500).unwrap());
+    assert!(store.create_player("bob", PlayerKind::Demo, 500).unwrap());
+    backend.tamper(
+        "INSERT INTO sales (player_id, idempotency_key, stake_cents, block, position, \
+         prize_cents, grid_count, sold_at_ms, balance_before, balance_after, client_nonce) \
+         VALUES ('zed', 'taken', 100, 2, 0, 0, 1, 0, 0, 0, '0123456789abcdef')",
+    );
+    let now = backend.clock().now_ms();
+    let mut outcomes = store
+        .sell_batch(
+            &[
+                request("ann", Stake::HALF_EURO, "a"),
+                request("bob", Stake::ONE_EURO, "b"),
+                request("ann", Stake::HALF_EURO, "c"),
+                request("bob", Stake::HALF_EURO, "d"),
+            ],
+            now,
+        )
+        .unwrap()
+        .into_iter();
+    let a = sold(outcomes.next().unwrap());
+    assert!(matches!(outcomes.next(), Some(SaleOutcome::Faulted(_))));
+    let (c, d) = (
+        sold(outcomes.next().unwrap()),
+        sold(outcomes.next().unwrap()),
+    );
+    assert_eq!(
+        (a.ticket.position, c.ticket.position, d.ticket.position),
+        (0, 1, 2)
+    );
+    assert_eq!((a.balance_before_cents, a.balance_after_cents), (500, 550));
+    assert_eq!((c.balance_before_cents, c.balance_after_cents), (550, 500));
+    assert_eq!((d.balance_before_cents, d.balance_after_cents), (500, 550));
+    // Opened again: what was committed, not what a cache remembers.
+    drop(store);
+    let store = backend.open();
+    assert_eq!(
+        (balance(&*store, "ann"), balance(&*store, "bob")),
+        (500, 550)
+    );
+    let one = store.block(1).unwrap().unwrap();
+    assert_eq!(
+        (one.sold, one.remaining_by_prize.clone()),
+        (3, vec![(100, 0)])
+    );
+    assert_eq!(store.block(2).unwrap().unwrap().sold, 0);
+    assert_eq!(store.history("bob", None, 10).unwrap(), vec![d]);
+    let totals = store.totals().unwrap();
+    // zed's row, written behind the store's back, holds no money.
+    assert_eq!(
+        (totals.sales, totals.stakes_cents, totals.prizes_cents),
+        (4, 250, 200)
+    );
+}
+
 pub fn refusals_write_nothing(backend: &impl Backend) {
     let store = backend.open();
     insert(&*store, 1, Stake::ONE_EURO, REAL, &[WIN_2, LOSE, LOSE]);

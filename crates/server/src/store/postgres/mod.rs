@@ -142,6 +142,7 @@ impl ToSql for Param<'_> {
             Param::Bytes(v) => checked(v, ty, out),
             Param::Bool(v) => checked(v, ty, out),
             Param::Texts(v) => checked(v, ty, out),
+            Param::Ints(v) => checked(v, ty, out),
         }
     }
 
@@ -397,7 +398,10 @@ impl Backend for Postgres {
     ) -> StoreResult<T> {
         self.run_transaction(|c| {
             lock_batch(c, requests)?;
-            f(c)
+            let value = f(c)?;
+            // What the batch held back, before its commit.
+            super::sql::batch::send_writes(c)?;
+            Ok(value)
         })
     }
 

@@ -12,6 +12,13 @@
 //! or makes it forget the entry so that the next read goes to the database
 //! (a new sale or purchase under a key). A sale undone to its savepoint
 //! empties it: the rest of the batch reads the database again.
+//!
+//! It also holds back, to the end of the batch, what each sale writes to
+//! rows that only this batch reads meanwhile: the balances of its players,
+//! the sold counts of its open blocks, the prizes taken from them; and
+//! each sale's savepoint release, sent with the next sale's savepoint.
+//! Three statements a sale remain: its savepoint, its ticket, its row.
+//! Before a sale is undone, the writes of the sales before it are sent.
 
 use super::{decode, query, text as q, Conn, Param};
 use crate::store::tx::ProtectionRow;
@@ -35,6 +42,28 @@ pub struct BatchCache {
     no_free_ticket: HashSet<u64>,
     /// Blocks' counts of tickets reserved by seamless-wallet rounds.
     reserved: HashMap<u64, u32>,
+    /// A sale's savepoint released but not sent yet.
+    release_pending: bool,
+    writes: Writes,
+    /// How to undo the current sale's held-back writes: each entry's
+    /// previous value, newest last.
+    undo: Vec<Undo>,
+}
+
+/// Writes held back, the newest value per row.
+#[derive(Default)]
+pub struct Writes {
+    pub balances: HashMap<String, u64>,
+    /// Sold counts of blocks that stay open.
+    pub sold: HashMap<u64, u32>,
+    /// Prizes taken: (block, prize) and how many.
+    pub prizes: HashMap<(u64, u64), u32>,
+}
+
+enum Undo {
+    Balance(String, Option<u64>),
+    Sold(u64, Option<u32>),
+    Prize(u64, u64),
 }
 
 impl BatchCache {
@@ -48,7 +77,10 @@ impl BatchCache {
         ids.sort_unstable();
         ids.dedup();
         let key_players: Vec<&str> = requests.iter().map(|r| r.player_id.as_str()).collect();
-        let keys: Vec<&str> = requests.iter().map(|r| r.idempotency_key.as_str()).collect();
+        let keys: Vec<&str> = requests
+            .iter()
+            .map(|r| r.idempotency_key.as_str())
+            .collect();
         let (ids, key_players, keys) = (&ids[..], &key_players[..], &keys[..]);
 
         let mut cache = BatchCache::default();
@@ -118,12 +150,11 @@ impl BatchCache {
     }
 
     pub fn protection(&self, player_id: &str) -> Option<Option<ProtectionRow>> {
-        self.protection.get(player_id).cloned()
+        self.protection.get(player_id).copied()
     }
 
     pub fn put_protection(&mut self, player_id: &str, row: &ProtectionRow) {
-        self.protection
-            .insert(player_id.to_owned(), Some(row.clone()));
+        self.protection.insert(player_id.to_owned(), Some(*row));
     }
 
     pub fn has_no_free_ticket(&self, block: u64) -> bool {
@@ -142,8 +173,153 @@ impl BatchCache {
         self.reserved.insert(block, count);
     }
 
-    /// A sale was undone: nothing read ahead is trusted any more.
+    pub fn defer_release(&mut self) {
+        self.release_pending = true;
+    }
+
+    /// Whether a release waits to be sent; it is sent now, by the caller.
+    pub fn take_release(&mut self) -> bool {
+        std::mem::take(&mut self.release_pending)
+    }
+
+    /// A new sale starts: what came before it is kept whatever happens.
+    pub fn start_sale(&mut self) {
+        self.undo.clear();
+    }
+
+    pub fn hold_balance(&mut self, id: &str, balance_cents: u64) {
+        let before = self.writes.balances.insert(id.to_owned(), balance_cents);
+        self.undo.push(Undo::Balance(id.to_owned(), before));
+        self.set_balance(id, balance_cents);
+    }
+
+    pub fn hold_sold(&mut self, block: u64, sold: u32) {
+        let before = self.writes.sold.insert(block, sold);
+        self.undo.push(Undo::Sold(block, before));
+    }
+
+    /// The block's sold count is written now (its status changes): a held
+    /// count would write an older one later.
+    pub fn drop_sold(&mut self, block: u64) {
+        if let Some(before) = self.writes.sold.remove(&block) {
+            self.undo.push(Undo::Sold(block, Some(before)));
+        }
+    }
+
+    pub fn hold_prize(&mut self, block: u64, prize_cents: u64) {
+        *self.writes.prizes.entry((block, prize_cents)).or_default() += 1;
+        self.undo.push(Undo::Prize(block, prize_cents));
+    }
+
+    /// The current sale is undone: its held-back writes are dropped.
+    pub fn undo_sale(&mut self) {
+        while let Some(undo) = self.undo.pop() {
+            match undo {
+                Undo::Balance(id, Some(before)) => {
+                    self.writes.balances.insert(id, before);
+                }
+                Undo::Balance(id, None) => {
+                    self.writes.balances.remove(&id);
+                }
+                Undo::Sold(block, Some(before)) => {
+                    self.writes.sold.insert(block, before);
+                }
+                Undo::Sold(block, None) => {
+                    self.writes.sold.remove(&block);
+                }
+                Undo::Prize(block, prize) => {
+                    if let Some(taken) = self.writes.prizes.get_mut(&(block, prize)) {
+                        *taken -= 1;
+                        if *taken == 0 {
+                            self.writes.prizes.remove(&(block, prize));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The writes held back, to be sent now.
+    pub fn take_writes(&mut self) -> Writes {
+        self.undo.clear();
+        std::mem::take(&mut self.writes)
+    }
+
+    /// A sale was undone: nothing read ahead is trusted any more. Its held
+    /// writes must have been taken and sent first.
     pub fn clear(&mut self) {
+        debug_assert!(self.writes.is_empty(), "held writes dropped");
         *self = BatchCache::default();
+    }
+}
+
+impl Writes {
+    pub fn is_empty(&self) -> bool {
+        self.balances.is_empty() && self.sold.is_empty() && self.prizes.is_empty()
+    }
+}
+
+/// Sends the writes the batch held back: three statements at most.
+pub fn send_writes<C: Conn + ?Sized>(conn: &mut C) -> StoreResult<()> {
+    let Some(writes) = conn.batch_cache().map(BatchCache::take_writes) else {
+        return Ok(());
+    };
+    if !writes.balances.is_empty() {
+        let ids: Vec<&str> = writes.balances.keys().map(String::as_str).collect();
+        let balances = writes
+            .balances
+            .values()
+            .map(|b| decode::to_i64(*b))
+            .collect::<StoreResult<Vec<i64>>>()?;
+        let changed = conn.execute(
+            &q::BATCH_SET_BALANCES,
+            &[Param::Texts(&ids), Param::Ints(&balances)],
+        )?;
+        expect_rows(changed, ids.len(), "balances")?;
+    }
+    if !writes.sold.is_empty() {
+        let blocks = writes
+            .sold
+            .keys()
+            .map(|b| decode::to_i64(*b))
+            .collect::<StoreResult<Vec<i64>>>()?;
+        let sold: Vec<i64> = writes.sold.values().map(|s| i64::from(*s)).collect();
+        let changed = conn.execute(
+            &q::BATCH_SET_SOLD,
+            &[Param::Ints(&blocks), Param::Ints(&sold)],
+        )?;
+        expect_rows(changed, blocks.len(), "sold counts")?;
+    }
+    if !writes.prizes.is_empty() {
+        let mut blocks = Vec::new();
+        let mut prizes = Vec::new();
+        let mut taken = Vec::new();
+        for (&(block, prize), &count) in &writes.prizes {
+            blocks.push(decode::to_i64(block)?);
+            prizes.push(decode::to_i64(prize)?);
+            taken.push(i64::from(count));
+        }
+        let changed = conn.execute(
+            &q::BATCH_TAKE_PRIZES,
+            &[
+                Param::Ints(&blocks),
+                Param::Ints(&prizes),
+                Param::Ints(&taken),
+            ],
+        )?;
+        expect_rows(changed, blocks.len(), "prizes taken")?;
+    }
+    Ok(())
+}
+
+/// Every held row must have been written: one missing means corrupt data,
+/// and the batch is undone.
+fn expect_rows(changed: u64, expected: usize, what: &str) -> StoreResult<()> {
+    if changed == expected as u64 {
+        Ok(())
+    } else {
+        Err(crate::store::corrupt(format!(
+            "{what}: {changed} rows written of {expected}"
+        )))
     }
 }

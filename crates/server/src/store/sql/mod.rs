@@ -62,8 +62,9 @@ impl Sql {
 }
 
 /// A statement parameter. Every column is a 64-bit integer, text, bytes or
-/// a boolean (SQLite stores booleans as 0 and 1). `Texts`, an array, is
-/// PostgreSQL's alone (a batch's reads, `batch`); SQLite refuses it.
+/// a boolean (SQLite stores booleans as 0 and 1). `Texts` and `Ints`,
+/// arrays, are PostgreSQL's alone (a batch's reads and writes, `batch`);
+/// SQLite refuses them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Param<'a> {
     Null,
@@ -72,6 +73,7 @@ pub enum Param<'a> {
     Bytes(&'a [u8]),
     Bool(bool),
     Texts(&'a [&'a str]),
+    Ints(&'a [i64]),
 }
 
 impl From<i64> for Param<'_> {

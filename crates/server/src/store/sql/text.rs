@@ -247,6 +247,8 @@ texts! {
     RELEASE_SAVEPOINT = "RELEASE SAVEPOINT sale";
     /// ROLLBACK TO keeps the savepoint open; RELEASE closes it.
     ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT sale; RELEASE SAVEPOINT sale";
+    /// The previous sale's release, sent with the next sale's savepoint.
+    RELEASE_THEN_SAVEPOINT = "RELEASE SAVEPOINT sale; SAVEPOINT sale";
 
     // Player protection.
     PROTECTION = concat!(
@@ -363,6 +365,22 @@ pub static BATCH_PROTECTION: Sql = Sql::new(concat!(
     protection_columns!(),
     ", player_id FROM player_protection WHERE player_id = ANY($1)"
 ));
+
+// The batch's held-back writes (`BatchCache::take_writes`), newest value
+// per row, at its end or before a sale is undone.
+pub static BATCH_SET_BALANCES: Sql = Sql::new(
+    "UPDATE players AS p SET balance_cents = u.balance \
+     FROM UNNEST($1::text[], $2::bigint[]) AS u(id, balance) WHERE p.id = u.id",
+);
+pub static BATCH_SET_SOLD: Sql = Sql::new(
+    "UPDATE blocks AS b SET sold = u.sold \
+     FROM UNNEST($1::bigint[], $2::bigint[]) AS u(id, sold) WHERE b.id = u.id",
+);
+pub static BATCH_TAKE_PRIZES: Sql = Sql::new(
+    "UPDATE block_prizes AS p SET remaining = p.remaining - u.taken \
+     FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[]) AS u(block, prize_cents, taken) \
+     WHERE p.block = u.block AND p.prize_cents = u.prize_cents",
+);
 
 #[cfg(test)]
 mod tests {

@@ -80,7 +80,7 @@ impl ToSql for Param<'_> {
             Param::Text(v) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
             Param::Bytes(v) => ToSqlOutput::Borrowed(ValueRef::Blob(v)),
             Param::Bool(v) => ToSqlOutput::Borrowed(ValueRef::Integer(i64::from(v))),
-            Param::Texts(_) => {
+            Param::Texts(_) | Param::Ints(_) => {
                 return Err(rusqlite::Error::ToSqlConversionFailure(
                     "SQLite has no array parameters".into(),
                 ))
