@@ -2,7 +2,8 @@
 # Durable plays per second, side by side in one run on this machine:
 #   1. SQLite embedded, one server;
 #   2. PostgreSQL (the local cluster of scripts/test-postgres.sh), one server;
-#   3. the same PostgreSQL, three servers behind nginx (deploy/nginx/);
+#   3. the same server behind nginx (deploy/nginx/), then three servers
+#      behind it;
 #   4. pgbench on the same PostgreSQL: the database's own ceiling.
 # Then how long a new block takes to be listed by every server once the
 # open one is closed. Usage: bench/run-deployment-bench.sh [DURATION=15s]
@@ -19,7 +20,9 @@ ADMIN_URL=$(scripts/test-postgres.sh)
 export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
 PIDS=()
 cleanup() {
-    [ -f "$WORK/nginx/nginx.pid" ] && nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -s stop 2>/dev/null || true
+    for dir in "$WORK/nginx" "$WORK/nginx-one"; do
+        [ -f "$dir/nginx.pid" ] && nginx -p "$dir" -c "$dir/nginx.conf" -s stop 2>/dev/null || true
+    done
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" 2>/dev/null || true
     psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_pgbench WITH (FORCE)" 2>/dev/null || true
@@ -73,15 +76,28 @@ psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" -c "
 PG_URL="${ADMIN_URL%/*}/eldorado_bench"
 serve pg1 18092 "$PG_URL"
 load pg-one-server 127.0.0.1:18092
+
+# balancer DIR LISTEN PORT...: nginx (deploy/nginx/) in front of the servers
+# on those ports.
+balancer() {
+    local dir=$1 listen=$2
+    shift 2
+    mkdir -p "$dir"
+    local servers
+    servers=$(printf '        server 127.0.0.1:%s;\n' "$@")
+    awk -v prefix="$dir" -v listen="$listen" -v servers="$servers" '
+        { gsub("@PREFIX@", prefix); gsub("@LISTEN@", listen) }
+        /^[ \t]*@SERVERS@[ \t]*$/ { print servers; next }
+        { print }' deploy/nginx/eldorado.conf > "$dir/nginx.conf"
+    nginx -p "$dir" -c "$dir/nginx.conf"
+}
+# The same server behind the balancer: what three servers are compared with.
+balancer "$WORK/nginx-one" 127.0.0.1:18089 18092
+load pg-one-server-behind-nginx 127.0.0.1:18089
+nginx -p "$WORK/nginx-one" -c "$WORK/nginx-one/nginx.conf" -s stop
 serve pg2 18093 "$PG_URL"
 serve pg3 18094 "$PG_URL"
-mkdir -p "$WORK/nginx"
-servers=$(printf '        server 127.0.0.1:%s;\n' 18092 18093 18094)
-awk -v prefix="$WORK/nginx" -v listen=127.0.0.1:18090 -v servers="$servers" '
-    { gsub("@PREFIX@", prefix); gsub("@LISTEN@", listen) }
-    /^[ \t]*@SERVERS@[ \t]*$/ { print servers; next }
-    { print }' deploy/nginx/eldorado.conf > "$WORK/nginx/nginx.conf"
-nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf"
+balancer "$WORK/nginx" 127.0.0.1:18090 18092 18093 18094
 load pg-three-servers 127.0.0.1:18090
 
 

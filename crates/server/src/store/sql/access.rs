@@ -407,6 +407,24 @@ impl<C: Conn + ?Sized> SaleTx for C {
         position: u32,
         stake_cents: u64,
     ) -> StoreResult<Option<Ticket>> {
+        // In a batch, the tickets its next sales take, in one read.
+        if let Some(span) = self.batch_cache().map(|c| c.ticket_span()) {
+            if let Some(ticket) = self.batch_cache().and_then(|c| c.ticket(block, position)) {
+                return Ok(Some(ticket));
+            }
+            let end = position.saturating_add(span);
+            let tickets = query(
+                self,
+                &q::TICKET_SPAN,
+                &[int(block)?, position.into(), end.into()],
+                |r| decode::ticket(r, 1, r.u32(0, "position")?, stake_cents),
+            )?;
+            let found = tickets.iter().find(|t| t.position == position).cloned();
+            if let Some(cache) = self.batch_cache() {
+                cache.hold_tickets(block, tickets);
+            }
+            return Ok(found);
+        }
         query_opt(self, &q::TICKET, &[int(block)?, position.into()], |r| {
             decode::ticket(r, 0, position, stake_cents)
         })

@@ -1,7 +1,8 @@
 //! What a batch of sales reads once for all its sales, instead of once per
 //! sale: its players (locked), the sales and purchases already made under
 //! its idempotency keys, and its players' protection settings; then, as the
-//! sales run, each block's released and reserved tickets. On PostgreSQL,
+//! sales run, each block's released and reserved tickets, and the tickets
+//! from the first one it takes, as many as the batch has sales. On PostgreSQL,
 //! where every statement is a round trip, that is four statements a batch
 //! instead of about six a sale (docs/BENCHMARKS.md). SQLite reads in
 //! process and keeps no cache.
@@ -17,12 +18,13 @@
 //! rows that only this batch reads meanwhile: the balances of its players,
 //! the sold counts of its open blocks, the prizes taken from them; and
 //! each sale's savepoint release, sent with the next sale's savepoint.
-//! Three statements a sale remain: its savepoint, its ticket, its row.
+//! Two statements a sale remain: its savepoint, its row.
 //! Before a sale is undone, the writes of the sales before it are sent.
 
 use super::{decode, query, text as q, Conn, Param};
 use crate::store::tx::ProtectionRow;
 use crate::store::{PlayerKind, PurchaseRecord, SaleRequest, StoreResult};
+use eldorado_engine::Ticket;
 use std::collections::{HashMap, HashSet};
 
 /// A player and one of its idempotency keys.
@@ -42,6 +44,10 @@ pub struct BatchCache {
     no_free_ticket: HashSet<u64>,
     /// Blocks' counts of tickets reserved by seamless-wallet rounds.
     reserved: HashMap<u64, u32>,
+    /// Tickets read ahead: a ticket never changes once stored.
+    tickets: HashMap<(u64, u32), Ticket>,
+    /// How many sales the batch holds: how many tickets to read ahead.
+    batch_len: usize,
     /// A sale's savepoint released but not sent yet.
     release_pending: bool,
     writes: Writes,
@@ -83,7 +89,10 @@ impl BatchCache {
             .collect();
         let (ids, key_players, keys) = (&ids[..], &key_players[..], &keys[..]);
 
-        let mut cache = BatchCache::default();
+        let mut cache = BatchCache {
+            batch_len: requests.len(),
+            ..BatchCache::default()
+        };
         for id in ids {
             cache.players.insert((*id).to_owned(), None);
             cache.protection.insert((*id).to_owned(), None);
@@ -155,6 +164,21 @@ impl BatchCache {
 
     pub fn put_protection(&mut self, player_id: &str, row: &ProtectionRow) {
         self.protection.insert(player_id.to_owned(), Some(*row));
+    }
+
+    /// How many tickets from a position to read at once.
+    pub fn ticket_span(&self) -> u32 {
+        u32::try_from(self.batch_len).unwrap_or(u32::MAX).max(1)
+    }
+
+    pub fn ticket(&self, block: u64, position: u32) -> Option<Ticket> {
+        self.tickets.get(&(block, position)).cloned()
+    }
+
+    pub fn hold_tickets(&mut self, block: u64, tickets: Vec<Ticket>) {
+        for ticket in tickets {
+            self.tickets.insert((block, ticket.position), ticket);
+        }
     }
 
     pub fn has_no_free_ticket(&self, block: u64) -> bool {

@@ -81,6 +81,9 @@ texts! {
     TICKETS = "SELECT position, grids, prize, extras, salt, leaf FROM tickets WHERE block = $1 \
                ORDER BY position";
     TICKET = "SELECT grids, prize, extras, salt FROM tickets WHERE block = $1 AND position = $2";
+    /// The tickets a batch of sales is about to take (`batch`).
+    TICKET_SPAN = "SELECT position, grids, prize, extras, salt FROM tickets \
+                   WHERE block = $1 AND position >= $2 AND position < $3 ORDER BY position";
     BLOCK_STATUS_FOR_UPDATE = "SELECT status, stake_cents, money FROM blocks \
                                WHERE id = $1 AND status <> 'generating' FOR UPDATE";
     SET_BLOCK_STATUS = "UPDATE blocks SET status = $1 WHERE id = $2";
