@@ -392,17 +392,7 @@ fn two_primaries_and_a_server_lost_under_load_lose_no_sale() {
         total_stakes += stakes;
         total_prizes += prizes;
     }
-    let row = sql
-        .query_one(
-            "SELECT COUNT(*), COUNT(DISTINCT (block, position)) FROM sales",
-            &[],
-        )
-        .unwrap();
-    let (count, distinct): (i64, i64) = (row.get(0), row.get(1));
-    assert_eq!(
-        (count, distinct),
-        (tickets.len() as i64, tickets.len() as i64)
-    );
+    crate::assert_sales_each_of_their_own_ticket(&mut sql, tickets.len());
     assert_eq!(
         total_balance + total_stakes,
         (START_CENTS * CLIENTS as u64) as i64 + total_prizes

@@ -120,15 +120,5 @@ fn a_killed_server_loses_no_acknowledged_sale() {
             .get(0);
         assert_eq!(balance + 100 * PLAYS as i64, 5_000 + prizes, "{player}");
     }
-    let row = sql
-        .query_one(
-            "SELECT COUNT(*), COUNT(DISTINCT (block, position)) FROM sales",
-            &[],
-        )
-        .unwrap();
-    let (count, distinct): (i64, i64) = (row.get(0), row.get(1));
-    assert_eq!(
-        (count, distinct),
-        ((CLIENTS * PLAYS) as i64, (CLIENTS * PLAYS) as i64)
-    );
+    crate::assert_sales_each_of_their_own_ticket(&mut sql, CLIENTS * PLAYS);
 }

@@ -24,6 +24,18 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("a tokio runtime")
 }
 
+/// The database holds `sales` sales, no two of one (block, position).
+fn assert_sales_each_of_their_own_ticket(sql: &mut postgres::Client, sales: usize) {
+    let row = sql
+        .query_one(
+            "SELECT COUNT(*), COUNT(DISTINCT (block, position)) FROM sales",
+            &[],
+        )
+        .unwrap();
+    let (count, distinct): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!((count, distinct), (sales as i64, sales as i64));
+}
+
 /// Waits until `count` plays are acknowledged, or until a client has
 /// stopped (a failed client must fail the test, not hang it), or a minute.
 async fn wait_for<T>(
