@@ -510,7 +510,7 @@ impl<C: Conn + ?Sized> SaleTx for C {
         }
         batch::send_writes(self)?;
         if let Some(cache) = self.batch_cache() {
-            cache.clear();
+            cache.forget_reads();
         }
         Ok(())
     }
@@ -748,9 +748,9 @@ impl<C: Conn + ?Sized> RoundTx for C {
     }
 
     fn insert_round(&mut self, round: &Round) -> StoreResult<()> {
-        // The block's reserved count changes: nothing read ahead holds.
+        // The block's reserved count changes.
         if let Some(cache) = self.batch_cache() {
-            cache.clear();
+            cache.forget_ticket_pool();
         }
         self.execute(
             &q::INSERT_ROUND,
@@ -806,7 +806,7 @@ impl<C: Conn + ?Sized> RoundTx for C {
 
     fn free_ticket(&mut self, block: u64, position: u32) -> StoreResult<()> {
         if let Some(cache) = self.batch_cache() {
-            cache.clear();
+            cache.forget_ticket_pool();
         }
         self.execute(&q::FREE_TICKET, &[int(block)?, position.into()])?;
         Ok(())

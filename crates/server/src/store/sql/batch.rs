@@ -269,11 +269,23 @@ impl BatchCache {
         std::mem::take(&mut self.writes)
     }
 
-    /// A sale was undone: nothing read ahead is trusted any more. Its held
-    /// writes must have been taken and sent first.
-    pub fn clear(&mut self) {
-        debug_assert!(self.writes.is_empty(), "held writes dropped");
-        *self = BatchCache::default();
+    /// A sale was undone and the writes held before it were sent: the
+    /// next reads go to the database. Tickets, which never change, stay.
+    pub fn forget_reads(&mut self) {
+        debug_assert!(self.writes.is_empty(), "held writes are sent first");
+        *self = BatchCache {
+            tickets: std::mem::take(&mut self.tickets),
+            release_pending: self.release_pending,
+            batch_len: self.batch_len,
+            ..BatchCache::default()
+        };
+    }
+
+    /// A seamless round reserved or gave back a ticket: the blocks' counts
+    /// of released and reserved tickets are read again.
+    pub fn forget_ticket_pool(&mut self) {
+        self.no_free_ticket.clear();
+        self.reserved.clear();
     }
 }
 
