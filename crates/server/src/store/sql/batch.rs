@@ -1,25 +1,28 @@
-//! What a batch of sales reads once for all its sales, instead of once per
-//! sale: its players (locked), the sales and purchases already made under
-//! its idempotency keys, and its players' protection settings; then, as the
-//! sales run, each block's released and reserved tickets, and the tickets
-//! from the first one it takes, as many as the batch has sales. On PostgreSQL,
-//! where every statement is a round trip, that is four statements a batch
-//! instead of about six a sale (docs/BENCHMARKS.md). SQLite reads in
-//! process and keeps no cache.
+//! What a batch of sales reads once for all its sales instead of once per
+//! sale, and what it writes once at its end: on PostgreSQL, where every
+//! statement is a round trip, a sale costs two statements (its savepoint,
+//! its row) instead of about thirteen (docs/BENCHMARKS.md, Deployment).
+//! SQLite reads in process and keeps no cache (`Conn::batch_cache` is
+//! `None` there).
 //!
-//! The cache answers only what this transaction alone can change, since
-//! the batch holds its players' rows and its blocks' rows locked: each
-//! write of the batch keeps it true (`set_balance`, `put_protection_row`),
-//! or makes it forget the entry so that the next read goes to the database
-//! (a new sale or purchase under a key). A sale undone to its savepoint
-//! empties it: the rest of the batch reads the database again.
+//! Read ahead, in four statements: the batch's players (locked), the sales
+//! and purchases already made under its idempotency keys, its players'
+//! protection settings. Then, as the sales run, once per block: its
+//! released and reserved tickets, and the tickets from the first one taken,
+//! as many as the batch has sales. The cache answers only what this
+//! transaction alone can change, since the batch holds its players' and
+//! its blocks' rows locked: each write of the batch keeps it true, or makes
+//! it forget the entry (a new sale or purchase under a key, a seamless
+//! round reserved or given back).
 //!
-//! It also holds back, to the end of the batch, what each sale writes to
-//! rows that only this batch reads meanwhile: the balances of its players,
-//! the sold counts of its open blocks, the prizes taken from them; and
-//! each sale's savepoint release, sent with the next sale's savepoint.
-//! Two statements a sale remain: its savepoint, its row.
-//! Before a sale is undone, the writes of the sales before it are sent.
+//! Held back to the end of the batch: what each sale writes to rows that
+//! only this batch reads meanwhile (its players' balances, its open blocks'
+//! sold counts, the prizes taken from them), and each sale's savepoint
+//! release, sent with the next sale's savepoint. A block's change of status
+//! is written at once: the next open block is chosen by it. When a sale is
+//! undone to its savepoint, its own held writes are dropped, those of the
+//! sales before it are sent, and the cache forgets what it read: the rest
+//! of the batch reads the database again.
 
 use super::{decode, query, text as q, Conn, Param};
 use crate::store::tx::ProtectionRow;
