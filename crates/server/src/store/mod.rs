@@ -45,6 +45,11 @@ pub enum StoreError {
     },
     #[error("stored data is inconsistent: {0}")]
     Corrupt(String),
+    /// A sale failed in a batch run without savepoints (`sql::batch`): the
+    /// batch is rolled back and run again with them, which undoes that
+    /// sale alone. Never leaves the store.
+    #[error("a sale failed in a batch without savepoints")]
+    RunWithSavepoints,
 }
 
 impl StoreError {
@@ -60,7 +65,7 @@ impl StoreError {
     pub fn sql_state(&self) -> Option<&str> {
         match self {
             StoreError::Backend { sql_state, .. } => sql_state.as_deref(),
-            StoreError::Corrupt(_) => None,
+            StoreError::Corrupt(_) | StoreError::RunWithSavepoints => None,
         }
     }
 }

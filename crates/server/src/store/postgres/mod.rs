@@ -333,6 +333,7 @@ impl Postgres {
 fn lock_batch(
     c: &mut Pg<'_, postgres::Transaction<'_>>,
     requests: &[SaleRequest],
+    savepoints: bool,
 ) -> StoreResult<()> {
     let mut stakes: Vec<i64> = requests
         .iter()
@@ -344,7 +345,7 @@ fn lock_batch(
         "SELECT id FROM blocks WHERE status = 'open' AND stake_cents = ANY($1) ORDER BY id FOR UPDATE",
         &[&stakes],
     )?;
-    c.cache = Some(BatchCache::read_ahead(c, requests)?);
+    c.cache = Some(BatchCache::read_ahead(c, requests, savepoints)?);
     Ok(())
 }
 
@@ -391,18 +392,26 @@ impl Backend for Postgres {
         self.run_transaction(|c| f(c))
     }
 
+    /// Run first without savepoints; a sale that fails then sends the batch
+    /// round again with them, so that it is undone alone (`sql::batch`).
     fn sale_transaction<T>(
         &self,
         requests: &[SaleRequest],
         mut f: impl FnMut(&mut dyn Conn) -> StoreResult<T>,
     ) -> StoreResult<T> {
-        self.run_transaction(|c| {
-            lock_batch(c, requests)?;
-            let value = f(c)?;
-            // What the batch held back, before its commit.
-            super::sql::batch::send_writes(c)?;
-            Ok(value)
-        })
+        let mut run = |savepoints| {
+            self.run_transaction(|c| {
+                lock_batch(c, requests, savepoints)?;
+                let value = f(c)?;
+                // What the batch held back, before its commit.
+                super::sql::batch::send_writes(c)?;
+                Ok(value)
+            })
+        };
+        match run(false) {
+            Err(StoreError::RunWithSavepoints) => run(true),
+            result => result,
+        }
     }
 
     /// In ONE transaction: its row, its tickets (a binary COPY, which takes

@@ -51,6 +51,9 @@ pub struct BatchCache {
     tickets: HashMap<(u64, u32), Ticket>,
     /// How many sales the batch holds: how many tickets to read ahead.
     batch_len: usize,
+    /// Whether the sales run under savepoints. A batch first runs without
+    /// (`StoreError::RunWithSavepoints` sends it round again with them).
+    savepoints: bool,
     /// A sale's savepoint released but not sent yet.
     release_pending: bool,
     writes: Writes,
@@ -81,6 +84,7 @@ impl BatchCache {
     pub fn read_ahead<C: Conn + ?Sized>(
         conn: &mut C,
         requests: &[SaleRequest],
+        savepoints: bool,
     ) -> StoreResult<BatchCache> {
         let mut ids: Vec<&str> = requests.iter().map(|r| r.player_id.as_str()).collect();
         ids.sort_unstable();
@@ -94,6 +98,7 @@ impl BatchCache {
 
         let mut cache = BatchCache {
             batch_len: requests.len(),
+            savepoints,
             ..BatchCache::default()
         };
         for id in ids {
@@ -200,6 +205,10 @@ impl BatchCache {
         self.reserved.insert(block, count);
     }
 
+    pub fn savepoints(&self) -> bool {
+        self.savepoints
+    }
+
     pub fn defer_release(&mut self) {
         self.release_pending = true;
     }
@@ -280,6 +289,7 @@ impl BatchCache {
             tickets: std::mem::take(&mut self.tickets),
             release_pending: self.release_pending,
             batch_len: self.batch_len,
+            savepoints: self.savepoints,
             ..BatchCache::default()
         };
     }
