@@ -1,7 +1,7 @@
 //! What a batch of sales reads once for all its sales instead of once per
 //! sale, and what it writes once at its end: on PostgreSQL, where every
-//! statement is a round trip, a sale costs two statements (its savepoint,
-//! its row) instead of about thirteen (docs/BENCHMARKS.md, Deployment).
+//! statement is a round trip, a sale costs one statement (its row) instead
+//! of about thirteen (docs/BENCHMARKS.md, Deployment).
 //! SQLite reads in process and keeps no cache (`Conn::batch_cache` is
 //! `None` there).
 //!
@@ -23,6 +23,11 @@
 //! undone to its savepoint, its own held writes are dropped, those of the
 //! sales before it are sent, and the cache forgets what it read: the rest
 //! of the batch reads the database again.
+//!
+//! Savepoints: a batch first runs without any. A sale that fails then
+//! (`rollback_to_savepoint`) answers `StoreError::RunWithSavepoints`, and
+//! the backend rolls the batch back and runs it again, each sale under its
+//! savepoint, so that the failing one is undone alone.
 
 use super::{decode, query, text as q, Conn, Param};
 use crate::store::tx::ProtectionRow;
