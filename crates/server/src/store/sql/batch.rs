@@ -320,11 +320,7 @@ pub fn send_writes<C: Conn + ?Sized>(conn: &mut C) -> StoreResult<()> {
     };
     if !writes.balances.is_empty() {
         let ids: Vec<&str> = writes.balances.keys().map(String::as_str).collect();
-        let balances = writes
-            .balances
-            .values()
-            .map(|b| decode::to_i64(*b))
-            .collect::<StoreResult<Vec<i64>>>()?;
+        let balances = ints(writes.balances.values().copied())?;
         let changed = conn.execute(
             &q::BATCH_SET_BALANCES,
             &[Param::Texts(&ids), Param::Ints(&balances)],
@@ -332,11 +328,7 @@ pub fn send_writes<C: Conn + ?Sized>(conn: &mut C) -> StoreResult<()> {
         expect_rows(changed, ids.len(), "balances")?;
     }
     if !writes.sold.is_empty() {
-        let blocks = writes
-            .sold
-            .keys()
-            .map(|b| decode::to_i64(*b))
-            .collect::<StoreResult<Vec<i64>>>()?;
+        let blocks = ints(writes.sold.keys().copied())?;
         let sold: Vec<i64> = writes.sold.values().map(|s| i64::from(*s)).collect();
         let changed = conn.execute(
             &q::BATCH_SET_SOLD,
@@ -364,6 +356,11 @@ pub fn send_writes<C: Conn + ?Sized>(conn: &mut C) -> StoreResult<()> {
         expect_rows(changed, blocks.len(), "prizes taken")?;
     }
     Ok(())
+}
+
+/// The column values of an array parameter, each checked to fit.
+fn ints(values: impl Iterator<Item = u64>) -> StoreResult<Vec<i64>> {
+    values.map(decode::to_i64).collect()
 }
 
 /// Every held row must have been written: one missing means corrupt data,
