@@ -1,7 +1,7 @@
 //! The primitives of `store::tx`, implemented once over any [`Conn`], and
 //! the reads and single-statement writes of the `Store` methods.
 
-use super::batch::{self, BatchCache};
+use super::batch;
 use super::decode::{self, int, name};
 use super::text as q;
 use super::{query, query_one, query_opt, Conn, Param};
@@ -489,20 +489,11 @@ impl<C: Conn + ?Sized> SaleTx for C {
                 return Ok(());
             }
         }
-        if self.batch_cache().is_some_and(BatchCache::take_release) {
-            return self.batch(q::RELEASE_THEN_SAVEPOINT.text(self.dialect()));
-        }
         self.batch(q::SAVEPOINT.text(self.dialect()))
     }
 
     fn release_savepoint(&mut self) -> StoreResult<()> {
-        // In a batch, one round trip fewer per sale: the release goes with
-        // the next sale's savepoint, or with the commit, which releases
-        // every savepoint still open.
-        if let Some(cache) = self.batch_cache() {
-            if cache.savepoints() {
-                cache.defer_release();
-            }
+        if self.batch_cache().is_some_and(|c| !c.savepoints()) {
             return Ok(());
         }
         self.batch(q::RELEASE_SAVEPOINT.text(self.dialect()))

@@ -17,8 +17,7 @@
 //!
 //! Held back to the end of the batch: what each sale writes to rows that
 //! only this batch reads meanwhile (its players' balances, its open blocks'
-//! sold counts, the prizes taken from them), and each sale's savepoint
-//! release, sent with the next sale's savepoint. A block's change of status
+//! sold counts, the prizes taken from them). A block's change of status
 //! is written at once: the next open block is chosen by it. When a sale is
 //! undone to its savepoint, its own held writes are dropped, those of the
 //! sales before it are sent, and the cache forgets what it read: the rest
@@ -59,8 +58,6 @@ pub struct BatchCache {
     /// Whether the sales run under savepoints. A batch first runs without
     /// (`StoreError::RunWithSavepoints` sends it round again with them).
     savepoints: bool,
-    /// A sale's savepoint released but not sent yet.
-    release_pending: bool,
     writes: Writes,
     /// How to undo the current sale's held-back writes: each entry's
     /// previous value, newest last.
@@ -214,15 +211,6 @@ impl BatchCache {
         self.savepoints
     }
 
-    pub fn defer_release(&mut self) {
-        self.release_pending = true;
-    }
-
-    /// Whether a release waits to be sent; it is sent now, by the caller.
-    pub fn take_release(&mut self) -> bool {
-        std::mem::take(&mut self.release_pending)
-    }
-
     /// A new sale starts: what came before it is kept whatever happens.
     pub fn start_sale(&mut self) {
         self.undo.clear();
@@ -292,7 +280,6 @@ impl BatchCache {
         debug_assert!(self.writes.is_empty(), "held writes are sent first");
         *self = BatchCache {
             tickets: std::mem::take(&mut self.tickets),
-            release_pending: self.release_pending,
             batch_len: self.batch_len,
             savepoints: self.savepoints,
             ..BatchCache::default()

@@ -250,8 +250,6 @@ texts! {
     RELEASE_SAVEPOINT = "RELEASE SAVEPOINT sale";
     /// ROLLBACK TO keeps the savepoint open; RELEASE closes it.
     ROLLBACK_TO_SAVEPOINT = "ROLLBACK TO SAVEPOINT sale; RELEASE SAVEPOINT sale";
-    /// The previous sale's release, sent with the next sale's savepoint.
-    RELEASE_THEN_SAVEPOINT = "RELEASE SAVEPOINT sale; SAVEPOINT sale";
 
     // Player protection.
     PROTECTION = concat!(
