@@ -40,6 +40,8 @@ struct Cluster {
     dir: tempfile::TempDir,
     env: Vec<(&'static str, String)>,
     balancer: String,
+    monitor_port: u16,
+    node_ports: Vec<u16>,
 }
 
 impl Cluster {
@@ -68,12 +70,7 @@ impl Cluster {
     /// (state `primary`, not `wait_primary`): only then can it promote
     /// without losing a sale, so only then is the next drill fair.
     fn wait_for_a_synchronous_standby(&self) {
-        let port = &self
-            .env
-            .iter()
-            .find(|(k, _)| *k == "ELDORADO_CLUSTER_MONITOR_PORT")
-            .unwrap()
-            .1;
+        let port = self.monitor_port.to_string();
         let deadline = Instant::now() + RECOVERY_WITHIN;
         loop {
             let out = Command::new("runuser")
@@ -83,7 +80,7 @@ impl Cluster {
                     "--",
                     "psql",
                     "-p",
-                    port,
+                    &port,
                     "-d",
                     "pg_auto_failover",
                 ])
@@ -111,9 +108,13 @@ impl Cluster {
     }
 
     /// The servers' own database URL (every node, the writable one chosen).
-    fn database_url(&self, ports: &[u16]) -> String {
+    fn database_url(&self) -> String {
         let password = std::fs::read_to_string(self.path("state/db-password")).unwrap();
-        let hosts: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
+        let hosts: Vec<String> = self
+            .node_ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect();
         format!(
             "postgres://eldorado:{}@{}/eldorado?target_session_attrs=read-write",
             password.trim(),
@@ -136,14 +137,14 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn skip(why: &str) -> Option<(Cluster, Vec<u16>)> {
+fn skip(why: &str) -> Option<Cluster> {
     let _ = writeln!(std::io::stderr(), "SKIPPED failover test: {why}");
     None
 }
 
-/// A started deployment and its nodes' ports, or `None` (said) where this
+/// A started deployment, or `None` (said) where this
 /// machine cannot run one.
-fn start_cluster() -> Option<(Cluster, Vec<u16>)> {
+fn start_cluster() -> Option<Cluster> {
     if std::env::var(crate::test_database::ENV).is_err() {
         return skip("$ELDORADO_TEST_POSTGRES is not set (scripts/test.sh sets it)");
     }
@@ -170,7 +171,8 @@ fn start_cluster() -> Option<(Cluster, Vec<u16>)> {
     std::fs::create_dir_all(dir.path().join("web")).unwrap();
     // The key the test clients use, taken by the script as its own.
     std::fs::write(state.join("operator-api-key"), API_KEY).unwrap();
-    let nodes: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let node_ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let monitor_port = free_port();
     let servers: Vec<String> = (0..3).map(|_| free_port().to_string()).collect();
     let balancer = format!("127.0.0.1:{}", free_port());
     let list = |ports: &[String]| ports.join(" ");
@@ -181,10 +183,10 @@ fn start_cluster() -> Option<(Cluster, Vec<u16>)> {
             "ELDORADO_CLUSTER_PGDATA",
             dir.path().join("postgres").display().to_string(),
         ),
-        ("ELDORADO_CLUSTER_MONITOR_PORT", free_port().to_string()),
+        ("ELDORADO_CLUSTER_MONITOR_PORT", monitor_port.to_string()),
         (
             "ELDORADO_CLUSTER_NODE_PORTS",
-            list(&nodes.iter().map(u16::to_string).collect::<Vec<_>>()),
+            list(&node_ports.iter().map(u16::to_string).collect::<Vec<_>>()),
         ),
         ("ELDORADO_CLUSTER_SERVER_PORTS", list(&servers)),
         ("ELDORADO_CLUSTER_LISTEN", balancer.clone()),
@@ -205,9 +207,11 @@ fn start_cluster() -> Option<(Cluster, Vec<u16>)> {
         dir,
         env,
         balancer: format!("http://{balancer}"),
+        monitor_port,
+        node_ports,
     };
     cluster.run(&["start"]);
-    Some((cluster, nodes))
+    Some(cluster)
 }
 
 /// Shared by the clients: every acknowledgement's time, and a stop flag.
@@ -300,7 +304,7 @@ async fn client(
 // blocking `postgres` client, and the drills run the script.
 #[test]
 fn two_primaries_and_a_server_lost_under_load_lose_no_sale() {
-    let Some((cluster, nodes)) = start_cluster() else {
+    let Some(cluster) = start_cluster() else {
         return;
     };
     let cluster = Arc::new(cluster);
@@ -362,8 +366,7 @@ fn two_primaries_and_a_server_lost_under_load_lose_no_sale() {
         results
     });
     // The last node standing has every acknowledged sale, once.
-    let mut sql =
-        postgres::Client::connect(&cluster.database_url(&nodes), postgres::NoTls).unwrap();
+    let mut sql = postgres::Client::connect(&cluster.database_url(), postgres::NoTls).unwrap();
     let mut tickets = HashSet::new();
     let (mut total_balance, mut total_stakes, mut total_prizes) = (0i64, 0i64, 0i64);
     for (player, acknowledged) in &results {
