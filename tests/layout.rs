@@ -98,6 +98,24 @@ async fn press_play(root: &web_sys::Element, app: &App) {
     wait_for("the button's effect", || app.game().phase() != &before).await;
 }
 
+/// A reveal in progress shown whole at once, as « TOUT MONTRER » does.
+async fn reveal_all(root: &web_sys::Element, app: &App) {
+    if matches!(app.game().phase(), Phase::Revealing { .. }) {
+        press_play(root, app).await;
+    }
+}
+
+/// Past the result window, « Jouer » again: sale `sale_id`, shown whole.
+async fn play_next(root: &web_sys::Element, app: &App, sale_id: u64, what: &str) {
+    click(root, ".eld-popup-ok");
+    click(root, ".eld-play");
+    wait_for(what, || {
+        app.game().ticket().is_some_and(|t| t.sale_id == sale_id)
+    })
+    .await;
+    reveal_all(root, app).await;
+}
+
 #[wasm_bindgen_test]
 async fn nothing_a_player_aims_at_moves_during_play() {
     for width in [320, 412, 768, 1280] {
@@ -126,15 +144,7 @@ async fn nothing_a_player_aims_at_moves_during_play() {
         assert_unmoved(&root, &first, width, "with the win's window open");
 
         // An Extra: its window, the Extra grid's reveal, its win.
-        click(&root, ".eld-popup-ok");
-        click(&root, ".eld-play");
-        wait_for("the second ticket", || {
-            app.game().ticket().is_some_and(|t| t.sale_id == 2)
-        })
-        .await;
-        if matches!(app.game().phase(), Phase::Revealing { .. }) {
-            press_play(&root, &app).await;
-        }
+        play_next(&root, &app, 2, "the second ticket").await;
         wait_for("the Extra offer", || {
             app.game().phase() == &Phase::AwaitingExtra { next: 1 }
         })
@@ -145,9 +155,7 @@ async fn nothing_a_player_aims_at_moves_during_play() {
         press_play(&root, &app).await;
         frames_rendered().await;
         assert_unmoved(&root, &first, width, "during the Extra grid's reveal");
-        if matches!(app.game().phase(), Phase::Revealing { .. }) {
-            press_play(&root, &app).await;
-        }
+        reveal_all(&root, &app).await;
         wait_for("the Extra's win", || {
             app.game().popup() == Some(Popup::Win(200))
         })
@@ -156,15 +164,7 @@ async fn nothing_a_player_aims_at_moves_during_play() {
         assert_unmoved(&root, &first, width, "after the Extra's win");
 
         // The next ticket, which loses.
-        click(&root, ".eld-popup-ok");
-        click(&root, ".eld-play");
-        wait_for("the third ticket", || {
-            app.game().ticket().is_some_and(|t| t.sale_id == 3)
-        })
-        .await;
-        if matches!(app.game().phase(), Phase::Revealing { .. }) {
-            press_play(&root, &app).await;
-        }
+        play_next(&root, &app, 3, "the third ticket").await;
         wait_for("its end", || app.game().phase() == &Phase::Ready).await;
         frames_rendered().await;
         assert_unmoved(&root, &first, width, "on the next ticket");
