@@ -2,8 +2,8 @@
 # Durable plays per second, side by side in one run on this machine:
 #   1. SQLite embedded, one server;
 #   2. PostgreSQL (the local cluster of scripts/test-postgres.sh), one server;
-#   3. the same server behind nginx (deploy/nginx/), then three servers
-#      behind it;
+#   3. the same server behind nginx (deploy/nginx/), and three servers
+#      behind it, in turns, with their ratio;
 #   4. pgbench on the same PostgreSQL: the database's own ceiling.
 # Then how long a new block takes to be listed by every server once the
 # open one is closed. Usage: bench/run-deployment-bench.sh [DURATION=15s]
@@ -30,13 +30,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# serve NAME PORT DATABASE: one server, not limited per address (wrk is
-# one address), with its log in the work directory.
+# serve NAME PORT DATABASE [FLAG...]: one server, not limited per address
+# (wrk is one address), with its log in the work directory.
 serve() {
     mkdir -p "$WORK/$1"
     "$BIN" serve --addr "127.0.0.1:$2" --data "$WORK/$1" --web . --database "$3" \
         --demo-players-per-minute 100000 --sales-per-second 1000000 --max-in-flight 4096 \
-        > "$WORK/$1/server.log" 2>&1 &
+        "${@:4}" > "$WORK/$1/server.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$2/api/config" >/dev/null && return; sleep 0.5; done
     echo "server $1 did not start" >&2; exit 1
@@ -74,7 +74,11 @@ kill "${PIDS[0]}"
 
 psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" -c "CREATE DATABASE eldorado_bench"
 PG_URL="${ADMIN_URL%/*}/eldorado_bench"
-serve pg1 18092 "$PG_URL"
+# Every PostgreSQL server keeps three blocks per line on sale, one per
+# server of the three-server run, so that their batches sell side by side
+# (docs/DEPLOYMENT.md); the one-server runs use the same database and flag.
+PG_FLAGS=(--open-blocks-per-line 3)
+serve pg1 18092 "$PG_URL" "${PG_FLAGS[@]}"
 load pg-one-server 127.0.0.1:18092
 
 # balancer DIR LISTEN PORT...: nginx (deploy/nginx/) in front of the servers
@@ -91,14 +95,20 @@ balancer() {
         { print }' deploy/nginx/eldorado.conf > "$dir/nginx.conf"
     nginx -p "$dir" -c "$dir/nginx.conf"
 }
-# The same server behind the balancer: what three servers are compared with.
+# The same server behind the balancer, and three servers behind it, in
+# turns (one, three, three, one): a run on this machine varies by a fifth
+# from one to the next, so each is compared with its neighbours.
+serve pg2 18093 "$PG_URL" "${PG_FLAGS[@]}"
+serve pg3 18094 "$PG_URL" "${PG_FLAGS[@]}"
 balancer "$WORK/nginx-one" 127.0.0.1:18089 18092
-load pg-one-server-behind-nginx 127.0.0.1:18089
-nginx -p "$WORK/nginx-one" -c "$WORK/nginx-one/nginx.conf" -s stop
-serve pg2 18093 "$PG_URL"
-serve pg3 18094 "$PG_URL"
 balancer "$WORK/nginx" 127.0.0.1:18090 18092 18093 18094
-load pg-three-servers 127.0.0.1:18090
+load pg-one-server-behind-nginx 127.0.0.1:18089 | tee "$WORK/one-a"
+load pg-three-servers-behind-nginx 127.0.0.1:18090 | tee "$WORK/three-a"
+load pg-three-servers-behind-nginx-again 127.0.0.1:18090 | tee "$WORK/three-b"
+load pg-one-server-behind-nginx-again 127.0.0.1:18089 | tee "$WORK/one-b"
+nginx -p "$WORK/nginx-one" -c "$WORK/nginx-one/nginx.conf" -s stop
+plays() { cat "$@" | awk -F'|' '{gsub(/[ ,]/, "", $3); s += $3} END {print s}'; }
+echo "three servers behind nginx / one: $(plays "$WORK/three-a" "$WORK/three-b") / $(plays "$WORK/one-a" "$WORK/one-b") plays/s summed = $(echo "scale=2; $(plays "$WORK/three-a" "$WORK/three-b") / $(plays "$WORK/one-a" "$WORK/one-b")" | bc)"
 
 
 # The next block: close the open 1-euro block on one server, then time

@@ -21,6 +21,8 @@
 #   ELDORADO_CLUSTER_SERVER_PORTS="8081 8082 8083"
 #   ELDORADO_CLUSTER_LISTEN=127.0.0.1:8080  the balancer
 #   ELDORADO_CLUSTER_SERVER_FLAGS           more flags for every `eldorado serve`
+#                                           (--open-blocks-per-line defaults to
+#                                           the number of servers, 8 at most)
 #   ELDORADO_CLUSTER_WEB                    the directory the servers serve the
 #                                           page from; unset: this repository's
 #                                           (built with scripts/build-web.sh)
@@ -40,6 +42,13 @@ read -r -a NODE_PORTS <<< "${ELDORADO_CLUSTER_NODE_PORTS:-5440 5441 5442}"
 read -r -a SERVER_PORTS <<< "${ELDORADO_CLUSTER_SERVER_PORTS:-8081 8082 8083}"
 LISTEN=${ELDORADO_CLUSTER_LISTEN:-127.0.0.1:8080}
 read -r -a SERVER_FLAGS <<< "${ELDORADO_CLUSTER_SERVER_FLAGS:-}"
+# One open block per line for each server (8 at most), so that their sale
+# batches sell side by side instead of taking turns on one block; unless
+# the flags above say otherwise, or deal from a beacon (which needs one).
+if [[ " ${SERVER_FLAGS[*]} " != *" --open-blocks-per-line "* && " ${SERVER_FLAGS[*]} " != *" --beacon "* ]]; then
+    open_blocks=${#SERVER_PORTS[@]}
+    SERVER_FLAGS+=(--open-blocks-per-line "$((open_blocks < 8 ? open_blocks : 8))")
+fi
 # A newcomer's cluster lets the page create play-money players, so that the
 # game plays through the balancer at once; ELDORADO_CLUSTER_DEMO=0 starts
 # real-money servers only (every server of a deployment needs the same flags).

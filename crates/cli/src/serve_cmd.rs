@@ -41,6 +41,12 @@ pub struct ServeArgs {
     /// which other servers change.
     #[arg(long, default_value_t = 1000)]
     block_poll_ms: u64,
+    /// Blocks of each stake and money on sale at once. Each sale batch
+    /// takes one no other batch holds: give a deployment of N servers on
+    /// PostgreSQL N, so that they sell side by side. Refused above 1 with
+    /// --beacon.
+    #[arg(long, default_value_t = 1)]
+    open_blocks_per_line: u32,
     /// Directory holding index.html and www/ (the repository root).
     #[arg(long, default_value = ".")]
     web: PathBuf,
@@ -275,6 +281,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         max_sales_per_pass: args.log_max_sales_per_pass,
     };
     config.block_poll = std::time::Duration::from_millis(args.block_poll_ms);
+    config.open_blocks_per_line = args.open_blocks_per_line;
     if let (Some(url), Some(key)) = (args.beacon, args.beacon_key) {
         config.dealing = Some(DealingConfig {
             lead: Duration::from_millis(args.deal_lead_ms),

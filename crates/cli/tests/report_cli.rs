@@ -54,7 +54,7 @@ fn the_daily_report_sums_the_sales_of_each_day() {
         .commitment(Money::Play)
         .sign(&signing_key_from_secret([4; 32]));
     store
-        .insert_block(&block, &signed, BlockSeeding::Os)
+        .insert_block(&block, &signed, BlockSeeding::Os, 1)
         .unwrap();
     assert!(store.create_player("ann", PlayerKind::Demo, 1_000).unwrap());
     let sell = |key: &str, at_ms: u64| {

@@ -126,7 +126,7 @@ fn seeded_blocks_on_hand_are_refused_without_the_seed() {
         .commitment(Money::Play)
         .sign(&signing_key_from_secret([4; 32]));
     store
-        .insert_block(&block, &signed, BlockSeeding::Demo)
+        .insert_block(&block, &signed, BlockSeeding::Demo, 1)
         .unwrap();
     drop(store);
     for flags in [&[][..], &["--demo"][..]] {

@@ -1,7 +1,7 @@
 //! Blocks on hand: generating and committing them off the request path,
-//! keeping one open and one pending block per stake and money (real money
-//! always, play money in demo mode), and the Merkle trees that prove each
-//! sale.
+//! keeping open blocks (`--open-blocks-per-line`) and one pending block per
+//! stake and money (real money always, play money in demo mode), and the
+//! Merkle trees that prove each sale.
 
 use crate::keys::os_random;
 use crate::store::{BlockRecord, BlockSeeding, BlockStatus, Store, StoreError};
@@ -55,6 +55,9 @@ pub struct BlockBook {
     seeding: Seeding,
     /// The kinds of money this server keeps blocks on sale for.
     moneys: Vec<Money>,
+    /// Open blocks per line (`--open-blocks-per-line`); one more is kept
+    /// pending behind them.
+    open_per_line: u32,
     /// Trees of open and pending blocks.
     live: RwLock<HashMap<u64, Arc<MerkleTree>>>,
     /// Trees of finished blocks rebuilt on demand, oldest first.
@@ -78,18 +81,21 @@ pub struct BlockBook {
 const LEASE_RETRY: Duration = Duration::from_millis(200);
 
 impl BlockBook {
-    /// A book that keeps blocks on sale for each kind of money in `moneys`.
+    /// A book that keeps `open_per_line` blocks on sale, and one pending,
+    /// for each stake and each kind of money in `moneys`.
     pub fn new(
         store: Arc<dyn Store>,
         key: Arc<SigningKey>,
         seeding: Seeding,
         moneys: Vec<Money>,
+        open_per_line: u32,
     ) -> Result<Arc<BlockBook>, BlockError> {
         Ok(Arc::new(BlockBook {
             store,
             key,
             seeding,
             moneys,
+            open_per_line,
             live: RwLock::new(HashMap::new()),
             old: Mutex::new(VecDeque::new()),
             filling: Mutex::new(()),
@@ -109,7 +115,7 @@ impl BlockBook {
     }
 
     /// At start: rebuilds the trees of stored open and pending blocks, then
-    /// makes sure each line has an open and a pending block (generating
+    /// makes sure each line has its open blocks and a pending one (generating
     /// them, or waiting for the server of the deployment that generates
     /// them). Returns when all of that is committed.
     pub fn prepare(self: &Arc<Self>) -> Result<(), BlockError> {
@@ -209,14 +215,19 @@ impl BlockBook {
     fn supply_is_full(&self, blocks: &[BlockRecord]) -> bool {
         self.lines()
             .into_iter()
-            .all(|line| live_count(blocks, line) >= 2)
+            .all(|line| live_count(blocks, line) >= self.live_per_line())
+    }
+
+    /// Open and pending blocks wanted per line.
+    fn live_per_line(&self) -> usize {
+        self.open_per_line as usize + 1
     }
 
     /// Current blocks first, then the next ones, so that ids (and demo
     /// seeds) follow a fixed order on a first start. Ids are read from the
     /// store under the lease: only its holder stores blocks.
     fn fill_under_lease(&self) -> Result<(), BlockError> {
-        for round in 0..2 {
+        for round in 0..self.live_per_line() {
             let blocks = self.store.blocks()?;
             let mut next_id = self.store.next_block_id()?;
             let wanted: Vec<(Line, u64)> = self
@@ -261,7 +272,7 @@ impl BlockBook {
         self.live_write().insert(id, Arc::new(block.tree.clone()));
         match self
             .store
-            .insert_block(&block, &signed, self.seeding.kind())
+            .insert_block(&block, &signed, self.seeding.kind(), self.open_per_line)
         {
             Ok(status) => {
                 tracing::info!(
@@ -440,7 +451,8 @@ mod tests {
         let clock = Arc::new(ManualClock::new(1_700_000_000_000));
         let store = Arc::new(SqliteStore::open(&dir.path().join("db"), clock).unwrap());
         let key = Arc::new(eldorado_engine::commit::signing_key_from_secret([7; 32]));
-        let book = BlockBook::new(store.clone(), key, Seeding::Demo(3), vec![Money::Play]).unwrap();
+        let book =
+            BlockBook::new(store.clone(), key, Seeding::Demo(3), vec![Money::Play], 1).unwrap();
         assert!(book.generator_ok());
 
         store.faults().arm("INSERT INTO blocks", Some(Fault::Panic));

@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub const DEFAULT_STARTING_BALANCE_CENTS: u64 = 5_000;
+/// Each open block keeps a Merkle tree of 400,000 leaves in every server's
+/// memory, and a new one is generated whenever one sells out.
+pub const MAX_OPEN_BLOCKS_PER_LINE: u32 = 8;
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -49,6 +52,11 @@ pub struct Config {
     /// How often the block book re-reads which blocks are on sale (another
     /// server of the deployment may have changed them).
     pub block_poll: Duration,
+    /// Blocks of each stake and money on sale at once
+    /// (`--open-blocks-per-line`): each sale batch takes one that no other
+    /// batch holds, so the servers of a deployment sell side by side
+    /// instead of taking turns on one block.
+    pub open_blocks_per_line: u32,
     /// Resource limits: every one has a flag of `eldorado serve`.
     pub limits: Limits,
     /// The operator's seamless wallet (`--wallet`): it holds the money of
@@ -351,6 +359,7 @@ impl Config {
             pool_size: 16,
             key_file: None,
             block_poll: Duration::from_secs(1),
+            open_blocks_per_line: 1,
             limits: Limits::default(),
             wallet: None,
             protection: ProtectionDefaults::default(),
@@ -496,6 +505,21 @@ impl Config {
         }
         if self.pool_size == 0 {
             return Err("--pool-size must be at least 1".to_owned());
+        }
+        if !(1..=MAX_OPEN_BLOCKS_PER_LINE).contains(&self.open_blocks_per_line) {
+            return Err(format!(
+                "--open-blocks-per-line must be 1..={MAX_OPEN_BLOCKS_PER_LINE}"
+            ));
+        }
+        // Purchases are bound to their block when bought: with a choice of
+        // blocks, whoever runs the server could send a friend's purchase to
+        // the block with the most prize money left per unsold ticket.
+        if self.dealing.is_some() && self.open_blocks_per_line > 1 {
+            return Err(
+                "--open-blocks-per-line above 1 is refused with --beacon: the block a \
+                 purchase is bought from would be the operator's choice"
+                    .to_owned(),
+            );
         }
         if self.block_poll.is_zero() {
             return Err("--block-poll-ms must be at least 1".to_owned());
@@ -660,6 +684,21 @@ mod tests {
             .unwrap_err()
             .contains("no PEM certificate"));
         assert!(WalletConfig::read_ca_file(&dir.path().join("missing.pem")).is_err());
+    }
+
+    #[test]
+    fn open_blocks_per_line_are_bounded_and_one_when_dealing_from_a_beacon() {
+        let mut config = Config::new("/tmp/unused");
+        for (open, ok) in [(0, false), (1, true), (3, true), (8, true), (9, false)] {
+            config.open_blocks_per_line = open;
+            assert_eq!(config.check().is_ok(), ok, "{open}");
+        }
+        config.dealing = Some(DealingConfig::new("http://127.0.0.1:1".into(), [0; 96]));
+        config.open_blocks_per_line = 1;
+        assert!(config.check().is_ok());
+        config.open_blocks_per_line = 2;
+        let refused = config.check().unwrap_err();
+        assert!(refused.contains("--beacon"), "{refused}");
     }
 
     #[test]

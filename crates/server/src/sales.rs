@@ -246,6 +246,7 @@ mod tests {
             key,
             Seeding::Demo(1),
             vec![eldorado_engine::Money::Play],
+            1,
         )
         .unwrap();
         let armed = Arc::new(ArmedClock::default());

@@ -196,6 +196,7 @@ impl AppState {
             Arc::clone(&key),
             seeding,
             config.moneys(),
+            config.open_blocks_per_line,
         )?;
         book.prepare()?;
         if database.is_shared() {

@@ -13,6 +13,7 @@ mod concurrent_sales;
 mod failover;
 mod fair_dealing;
 mod killed_server;
+mod scale_out;
 mod servers;
 
 /// The runtime a test drives its HTTP clients with.

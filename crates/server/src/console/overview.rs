@@ -177,8 +177,14 @@ pub fn line_alerts(blocks: &[LineBlock]) -> Vec<Alert> {
                 pending: false,
             });
         match block.status {
+            // Several open blocks of a line (`--open-blocks-per-line`)
+            // count as one stock.
             BlockStatus::Open => {
-                line.open = Some((block.tickets.saturating_sub(block.sold), block.tickets))
+                let (left, tickets) = line.open.unwrap_or((0, 0));
+                line.open = Some((
+                    left.saturating_add(block.tickets.saturating_sub(block.sold)),
+                    tickets.saturating_add(block.tickets),
+                ))
             }
             BlockStatus::Pending => line.pending = true,
             BlockStatus::SoldOut | BlockStatus::Closed => {}
@@ -402,10 +408,19 @@ mod tests {
             block(200, Money::Real, Closed, 10),
             // 1 € real: a pending block only (it opens when asked).
             block(100, Money::Real, Pending, 0),
+            // 0.50 € real: two open blocks, 100 left of their 2,000.
+            block(50, Money::Real, Open, 950),
+            block(50, Money::Real, Open, 950),
         ];
         assert_eq!(
             line_alerts(&blocks),
             [
+                Alert::LineLow {
+                    stake_cents: 50,
+                    money: Money::Real,
+                    left: 100,
+                    tickets: 2_000
+                },
                 Alert::LineLow {
                     stake_cents: 200,
                     money: Money::Play,

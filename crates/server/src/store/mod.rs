@@ -50,6 +50,12 @@ pub enum StoreError {
     /// sale alone. Never leaves the store.
     #[error("a sale failed in a batch without savepoints")]
     RunWithSavepoints,
+    /// Every open block of a line a batch sells from is held by other
+    /// batches (`sql::batch`): the batch is rolled back and run again
+    /// waiting for them, as every batch did before there could be several
+    /// open blocks. Never leaves the store.
+    #[error("every open block of a line is held by another batch")]
+    RunLockingEveryOpenBlock,
 }
 
 impl StoreError {
@@ -65,7 +71,9 @@ impl StoreError {
     pub fn sql_state(&self) -> Option<&str> {
         match self {
             StoreError::Backend { sql_state, .. } => sql_state.as_deref(),
-            StoreError::Corrupt(_) | StoreError::RunWithSavepoints => None,
+            StoreError::Corrupt(_)
+            | StoreError::RunWithSavepoints
+            | StoreError::RunLockingEveryOpenBlock => None,
         }
     }
 }
@@ -403,14 +411,15 @@ pub trait Store: Send + Sync + 'static {
     /// One more than the highest block id ever committed.
     fn next_block_id(&self) -> StoreResult<u64>;
     /// Records a generated, committed block with how it was seeded: it opens
-    /// at once when its stake has no open block of the same money (the
-    /// commitment's `money`), else it waits as pending. Must not hold up
-    /// sales for the whole insert.
+    /// at once when its stake has fewer than `open_per_line` open blocks of
+    /// the same money (the commitment's `money`), else it waits as pending.
+    /// Must not hold up sales for the whole insert.
     fn insert_block(
         &self,
         block: &Block,
         signed: &SignedCommitment,
         seeding: BlockSeeding,
+        open_per_line: u32,
     ) -> StoreResult<BlockStatus>;
     /// Leaf hashes in position order, to rebuild the Merkle tree.
     fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>>;

@@ -1,7 +1,8 @@
-//! Which block of a stake is on sale: at most one open block per stake and
-//! money (play or real), and when it sells out or is closed the oldest
-//! pending one of the same stake and money takes its place. A play-money
-//! block never stands in for a real-money one, nor the other way round.
+//! Which blocks of a stake are on sale: at most `--open-blocks-per-line`
+//! open blocks per stake and money (play or real), and when one sells out
+//! or is closed the oldest pending one of the same stake and money takes
+//! its place. A play-money block never stands in for a real-money one, nor
+//! the other way round.
 
 use super::tx::{BlockTx, TicketPoolTx};
 use super::{BlockStatus, StoreResult};
@@ -20,16 +21,19 @@ pub fn open_next<T: BlockTx + ?Sized>(
 }
 
 /// A block whose tickets are all stored goes on sale at once when its stake
-/// has none of its money on sale, else it waits its turn.
+/// has fewer than `open_per_line` blocks of its money on sale, else it
+/// waits its turn.
 pub fn admit_new_block<T: BlockTx + ?Sized>(
     tx: &mut T,
     block: u64,
     stake_cents: u64,
     money: Money,
+    open_per_line: u32,
 ) -> StoreResult<BlockStatus> {
-    let status = match tx.open_block_for_update(stake_cents, money)? {
-        Some(_) => BlockStatus::Pending,
-        None => BlockStatus::Open,
+    let status = if tx.open_blocks_for_update(stake_cents, money)? < open_per_line {
+        BlockStatus::Open
+    } else {
+        BlockStatus::Pending
     };
     tx.set_block_status(block, status)?;
     Ok(status)

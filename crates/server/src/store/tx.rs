@@ -92,8 +92,11 @@ pub trait BlockTx {
     fn set_block_status(&mut self, block: u64, status: BlockStatus) -> StoreResult<()>;
     /// The oldest pending block of a stake and money.
     fn oldest_pending_block(&mut self, stake_cents: u64, money: Money) -> StoreResult<Option<u64>>;
-    /// The open block of a stake and money, locked for the rest of the
-    /// transaction.
+    /// How many blocks of a stake and money are open, each locked for the
+    /// rest of the transaction.
+    fn open_blocks_for_update(&mut self, stake_cents: u64, money: Money) -> StoreResult<u32>;
+    /// The first open block of a stake and money, locked for the rest of
+    /// the transaction (in a sale batch: the one the batch sells from).
     fn open_block_for_update(
         &mut self,
         stake_cents: u64,

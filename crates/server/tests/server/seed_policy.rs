@@ -41,7 +41,7 @@ fn store_block(store: &dyn Store, id: u64, money: Money, seeding: BlockSeeding) 
     let signed = block
         .commitment(money)
         .sign(&signing_key_from_secret([3; 32]));
-    store.insert_block(&block, &signed, seeding).unwrap();
+    store.insert_block(&block, &signed, seeding, 1).unwrap();
 }
 
 fn refusal(config: eldorado_server::Config) -> String {

@@ -3,6 +3,7 @@
 //! durability); `store_suite!` turns each case into a test for one backend.
 //! A new backend adds one `store_suite!` line and nothing else.
 
+mod open_block_locks;
 mod protection;
 mod suite;
 #[path = "../support/test_database.rs"]
@@ -58,6 +59,7 @@ macro_rules! all_cases {
                 idempotency_keys_replay_or_conflict,
                 transfers_apply_once_per_reference,
                 a_sold_out_block_rolls_over_to_the_pending_one,
+                a_line_keeps_its_open_blocks_on_sale_and_the_pending_one_behind,
                 play_and_real_money_never_cross,
                 closing_a_block_switches_over,
                 blocks_and_tickets_round_trip,
@@ -126,12 +128,12 @@ impl Backend for Sqlite {
 
 /// A fresh PostgreSQL database per test; dropped with it.
 pub struct Postgres {
-    database: test_database::TestDatabase,
+    pub(crate) database: test_database::TestDatabase,
     clock: Arc<ManualClock>,
 }
 
 impl Postgres {
-    fn new() -> Option<Postgres> {
+    pub(crate) fn new() -> Option<Postgres> {
         Some(Postgres {
             database: test_database::TestDatabase::create()?,
             clock: Arc::new(ManualClock::new(START_MS)),

@@ -75,9 +75,21 @@ pub(crate) fn insert(
     money: Money,
     grids: &[&[&str]],
 ) -> Block {
+    insert_with_open_blocks(store, id, stake, money, grids, 1)
+}
+
+/// `insert` for a deployment that keeps `open_per_line` blocks on sale.
+pub(crate) fn insert_with_open_blocks(
+    store: &dyn Store,
+    id: u64,
+    stake: Stake,
+    money: Money,
+    grids: &[&[&str]],
+    open_per_line: u32,
+) -> Block {
     let (block, signed) = block(id, stake, money, grids);
     store
-        .insert_block(&block, &signed, BlockSeeding::Os)
+        .insert_block(&block, &signed, BlockSeeding::Os, open_per_line)
         .unwrap();
     block
 }
@@ -453,6 +465,50 @@ pub fn transfers_apply_once_per_reference(backend: &impl Backend) {
     assert_eq!(store.totals().unwrap().balances_cents, 5_000);
 }
 
+pub fn a_line_keeps_its_open_blocks_on_sale_and_the_pending_one_behind(backend: &impl Backend) {
+    let store = backend.open();
+    for id in 1..=3 {
+        insert_with_open_blocks(&*store, id, Stake::HALF_EURO, REAL, &[LOSE, WIN_2], 2);
+    }
+    // Another line counts its own open blocks.
+    insert_with_open_blocks(&*store, 4, Stake::ONE_EURO, REAL, &[LOSE], 2);
+    let statuses = |store: &dyn Store| (1..=4).map(|id| status(store, id)).collect::<Vec<_>>();
+    use BlockStatus::{Open, Pending, SoldOut};
+    assert_eq!(statuses(&*store), [Open, Open, Pending, Open]);
+    store
+        .create_player("ann", PlayerKind::Operator, 1_000)
+        .unwrap();
+    // Alone, a batch sells from the line's first open block; the pending
+    // block takes the place of the one that sells out.
+    let requests: Vec<SaleRequest> = (0..3)
+        .map(|i| request("ann", Stake::HALF_EURO, &format!("k{i}")))
+        .collect();
+    let taken: Vec<(u64, u32)> = store
+        .sell_batch(&requests, START_MS)
+        .unwrap()
+        .into_iter()
+        .map(|o| {
+            let r = sold(o);
+            (r.block, r.ticket.position)
+        })
+        .collect();
+    assert_eq!(taken, [(1, 0), (1, 1), (2, 0)]);
+    assert_eq!(statuses(&*store), [SoldOut, Open, Open, Open]);
+    // Closing one of them leaves the other on sale, nothing waits behind.
+    let closed = store.close_block(2).unwrap().unwrap();
+    assert_eq!(closed.status, BlockStatus::Closed);
+    assert_eq!(status(&*store, 3), Open);
+    let next = sold(sell_one(
+        &*store,
+        request("ann", Stake::HALF_EURO, "k3"),
+        START_MS,
+    ));
+    assert_eq!((next.block, next.ticket.position), (3, 0));
+    // Four stakes of 50, one prize of two stakes (position 1 of block 1).
+    assert_eq!(balance(&*store, "ann"), 1_000 - 4 * 50 + 100);
+    assert_conserved(store.totals().unwrap(), 1_000);
+}
+
 pub fn a_sold_out_block_rolls_over_to_the_pending_one(backend: &impl Backend) {
     let store = backend.open();
     let first = insert(&*store, 1, Stake::HALF_EURO, REAL, &[LOSE, WIN_2, LOSE]);
@@ -615,7 +671,7 @@ pub fn blocks_and_tickets_round_trip(backend: &impl Backend) {
     let (block, signed) = block(7, Stake::ONE_EURO, REAL, &[EXTRA_WIN_2, LOSE, WIN_2]);
     assert_eq!(
         store
-            .insert_block(&block, &signed, BlockSeeding::Os)
+            .insert_block(&block, &signed, BlockSeeding::Os, 1)
             .unwrap(),
         BlockStatus::Open
     );
@@ -654,7 +710,7 @@ pub fn blocks_and_tickets_round_trip(backend: &impl Backend) {
     // How a block was seeded is kept with it.
     let (seeded, signed) = crate::suite::block(8, Stake::ONE_EURO, PLAY, &[LOSE]);
     store
-        .insert_block(&seeded, &signed, BlockSeeding::Demo)
+        .insert_block(&seeded, &signed, BlockSeeding::Demo, 1)
         .unwrap();
     let stored = store.block(8).unwrap().unwrap();
     assert_eq!(stored.seeding, BlockSeeding::Demo);

@@ -20,7 +20,7 @@
 
 mod schema;
 
-use super::sql::batch::BatchCache;
+use super::sql::batch::{BatchCache, BatchRun};
 use super::sql::{access, Backend, Conn, Dialect, Param, Row, Sql, SqlStore, Value};
 use super::{
     corrupt, BlockSeeding, BlockStatus, GenerationLease, SaleRequest, StoreError, StoreResult,
@@ -323,29 +323,17 @@ impl Postgres {
     }
 }
 
-/// Locks, before the rules run, the open blocks of the batch's stakes and
-/// the rows of its players, each set in id order, and reads ahead what the
-/// sales will ask (`BatchCache`). Every batch of every server takes the
-/// locks in the same order, so batches wait for each other instead of
-/// deadlocking; and a sale retried on another server while the first try
-/// is still in flight waits here, then finds the first try's sale under
-/// its idempotency key (a replay, not a second sale).
+/// Locks, before the rules run, the open blocks the batch sells from and
+/// the rows of its players, and reads ahead what the sales will ask
+/// (`BatchCache`). A sale retried on another server while the first try is
+/// still in flight waits for its player's row, then finds the first try's
+/// sale under its idempotency key (a replay, not a second sale).
 fn lock_batch(
     c: &mut Pg<'_, postgres::Transaction<'_>>,
     requests: &[SaleRequest],
-    savepoints: bool,
+    run: BatchRun,
 ) -> StoreResult<()> {
-    let mut stakes: Vec<i64> = requests
-        .iter()
-        .map(|r| super::sql::decode::to_i64(r.stake.cents()))
-        .collect::<StoreResult<_>>()?;
-    stakes.sort_unstable();
-    stakes.dedup();
-    c.client.execute(
-        "SELECT id FROM blocks WHERE status = 'open' AND stake_cents = ANY($1) ORDER BY id FOR UPDATE",
-        &[&stakes],
-    )?;
-    c.cache = Some(BatchCache::read_ahead(c, requests, savepoints)?);
+    c.cache = Some(BatchCache::read_ahead(c, requests, run)?);
     Ok(())
 }
 
@@ -392,25 +380,31 @@ impl Backend for Postgres {
         self.run_transaction(|c| f(c))
     }
 
-    /// Run first without savepoints; a sale that fails then sends the batch
-    /// round again with them, so that it is undone alone (`sql::batch`).
+    /// Run first without savepoints, from one free open block per line; a
+    /// sale that fails sends the batch round again with savepoints, so that
+    /// it is undone alone, and a line whose open blocks are all held sends
+    /// it round again waiting for them (`sql::batch`).
     fn sale_transaction<T>(
         &self,
         requests: &[SaleRequest],
         mut f: impl FnMut(&mut dyn Conn) -> StoreResult<T>,
     ) -> StoreResult<T> {
-        let mut run = |savepoints| {
-            self.run_transaction(|c| {
-                lock_batch(c, requests, savepoints)?;
+        let mut run = BatchRun::default();
+        loop {
+            let result = self.run_transaction(|c| {
+                lock_batch(c, requests, run)?;
                 let value = f(c)?;
                 // What the batch held back, before its commit.
                 super::sql::batch::send_writes(c)?;
                 Ok(value)
-            })
-        };
-        match run(false) {
-            Err(StoreError::RunWithSavepoints) => run(true),
-            result => result,
+            });
+            match result {
+                Err(StoreError::RunWithSavepoints) if !run.savepoints => run.savepoints = true,
+                Err(StoreError::RunLockingEveryOpenBlock) if !run.every_open_block => {
+                    run.every_open_block = true
+                }
+                result => return result,
+            }
         }
     }
 
@@ -422,6 +416,7 @@ impl Backend for Postgres {
         block: &Block,
         signed: &SignedCommitment,
         seeding: BlockSeeding,
+        open_per_line: u32,
         now_ms: u64,
     ) -> StoreResult<BlockStatus> {
         self.run_transaction(|c| {
@@ -460,7 +455,7 @@ impl Backend for Postgres {
                 ])?;
             }
             writer.finish()?;
-            access::finish_block(c, block, signed.commitment.money)
+            access::finish_block(c, block, signed.commitment.money, open_per_line)
         })
     }
 

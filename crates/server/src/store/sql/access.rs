@@ -117,6 +117,7 @@ pub fn finish_block<C: Conn + ?Sized>(
     conn: &mut C,
     block: &eldorado_engine::Block,
     money: Money,
+    open_per_line: u32,
 ) -> StoreResult<BlockStatus> {
     let mut prizes = std::collections::BTreeMap::<u64, u32>::new();
     for ticket in block.tickets.iter().filter(|t| t.prize_cents > 0) {
@@ -128,7 +129,8 @@ pub fn finish_block<C: Conn + ?Sized>(
             &[int(block.id)?, int(prize)?, count.into()],
         )?;
     }
-    crate::store::switch_over::admit_new_block(conn, block.id, block.stake.cents(), money)
+    let stake = block.stake.cents();
+    crate::store::switch_over::admit_new_block(conn, block.id, stake, money, open_per_line)
 }
 
 pub fn player<C: Conn + ?Sized>(conn: &mut C, id: &str) -> StoreResult<Option<PlayerRecord>> {
@@ -364,12 +366,32 @@ impl<C: Conn + ?Sized> BlockTx for C {
         )
     }
 
+    fn open_blocks_for_update(&mut self, stake_cents: u64, money: Money) -> StoreResult<u32> {
+        let params = [int(stake_cents)?, money.as_str().into()];
+        let mut count = query(self, &q::OPEN_BLOCKS_FOR_UPDATE, &params, |_| Ok(()))?.len();
+        if self.dialect() == super::Dialect::Postgres {
+            // A block we waited for may have sold out meanwhile, and its
+            // successor opened in the same commit: this statement's
+            // snapshot predates it, a new statement sees it.
+            count = query(self, &q::OPEN_BLOCKS_FOR_UPDATE, &params, |_| Ok(()))?.len();
+        }
+        u32::try_from(count).map_err(|_| corrupt("open block count overflow"))
+    }
+
     fn open_block_for_update(
         &mut self,
         stake_cents: u64,
         money: Money,
     ) -> StoreResult<Option<OpenBlock>> {
         let params = [int(stake_cents)?, money.as_str().into()];
+        if let Some(cache) = self.batch_cache() {
+            if let Some(block) = cache.take_locked_block(stake_cents, money) {
+                return Ok(Some(block));
+            }
+            if !cache.every_open_block_locked() {
+                return free_open_block(self, &params);
+            }
+        }
         let open = query_opt(self, &q::OPEN_BLOCK_FOR_UPDATE, &params, decode::open_block)?;
         if open.is_some() || self.dialect() == super::Dialect::Sqlite {
             return Ok(open);
@@ -379,6 +401,25 @@ impl<C: Conn + ?Sized> BlockTx for C {
         // predates it, a new statement sees it.
         query_opt(self, &q::OPEN_BLOCK_FOR_UPDATE, &params, decode::open_block)
     }
+}
+
+/// In a batch that sells from free blocks (`batch`), after the one it
+/// locked for the line sold out: the line's first open block that no other
+/// batch holds. Waiting for one held by another batch, with this batch's
+/// players locked, could deadlock: the batch runs again instead, waiting
+/// for every open block of its stakes before anything else.
+fn free_open_block<C: Conn + ?Sized>(
+    conn: &mut C,
+    line: &[Param<'_>; 2],
+) -> StoreResult<Option<OpenBlock>> {
+    if let Some(block) = query_opt(conn, &q::BATCH_FREE_OPEN_BLOCK, line, decode::open_block)? {
+        return Ok(Some(block));
+    }
+    let open = query_one(conn, &q::OPEN_BLOCK_COUNT, line, |r| r.u64(0, "count"))?;
+    if open > 0 {
+        return Err(crate::store::StoreError::RunLockingEveryOpenBlock);
+    }
+    Ok(None)
 }
 
 impl<C: Conn + ?Sized> SaleTx for C {

@@ -23,19 +23,37 @@
 //! sales before it are sent, and the cache forgets what it read: the rest
 //! of the batch reads the database again.
 //!
+//! Blocks: a batch first locks, for each line (stake and money) of its
+//! stakes, the first open block that no other batch holds, and sells that
+//! line from it; batches of several servers thus sell side by side when a
+//! line has several open blocks (`--open-blocks-per-line`). A line whose
+//! every open block is held answers `StoreError::RunLockingEveryOpenBlock`,
+//! and the batch runs again waiting for every open block of its stakes in
+//! id order, so that two such batches wait for each other, never deadlock.
+//!
 //! Savepoints: a batch first runs without any. A sale that fails then
 //! (`rollback_to_savepoint`) answers `StoreError::RunWithSavepoints`, and
 //! the backend rolls the batch back and runs it again, each sale under its
 //! savepoint, so that the failing one is undone alone.
 
 use super::{decode, query, text as q, Conn, Param};
-use crate::store::tx::ProtectionRow;
-use crate::store::{PlayerKind, PurchaseRecord, SaleRequest, StoreResult};
-use eldorado_engine::Ticket;
+use crate::store::tx::{OpenBlock, ProtectionRow};
+use crate::store::{PlayerKind, PurchaseRecord, SaleRequest, StoreError, StoreResult};
+use eldorado_engine::{Money, Ticket};
 use std::collections::{HashMap, HashSet};
 
 /// A player and one of its idempotency keys.
 type Key = (String, String);
+
+/// How a batch runs; each failure of a run makes the next one stricter.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BatchRun {
+    /// Each sale under its savepoint (`StoreError::RunWithSavepoints`).
+    pub savepoints: bool,
+    /// Waiting for every open block of the batch's stakes instead of taking
+    /// a free one per line (`StoreError::RunLockingEveryOpenBlock`).
+    pub every_open_block: bool,
+}
 
 #[derive(Default)]
 pub struct BatchCache {
@@ -53,11 +71,12 @@ pub struct BatchCache {
     reserved: HashMap<u64, u32>,
     /// Tickets read ahead: a ticket never changes once stored.
     tickets: HashMap<(u64, u32), Ticket>,
+    /// The open block locked for each line (stake, money), until a sale
+    /// asks for it.
+    locked_blocks: HashMap<(u64, Money), OpenBlock>,
     /// How many sales the batch holds: how many tickets to read ahead.
     batch_len: usize,
-    /// Whether the sales run under savepoints. A batch first runs without
-    /// (`StoreError::RunWithSavepoints` sends it round again with them).
-    savepoints: bool,
+    run: BatchRun,
     writes: Writes,
     /// How to undo the current sale's held-back writes: each entry's
     /// previous value, newest last.
@@ -81,13 +100,15 @@ enum Undo {
 }
 
 impl BatchCache {
-    /// Locks the players of `requests` in id order and reads what their
-    /// sales will ask: four statements, whatever the batch's size.
+    /// Locks the open blocks the batch sells from, then the players of
+    /// `requests` in id order, and reads what their sales will ask: five
+    /// statements, whatever the batch's size.
     pub fn read_ahead<C: Conn + ?Sized>(
         conn: &mut C,
         requests: &[SaleRequest],
-        savepoints: bool,
+        run: BatchRun,
     ) -> StoreResult<BatchCache> {
+        let locked_blocks = lock_blocks(conn, requests, run)?;
         let mut ids: Vec<&str> = requests.iter().map(|r| r.player_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -99,8 +120,9 @@ impl BatchCache {
         let (ids, key_players, keys) = (&ids[..], &key_players[..], &keys[..]);
 
         let mut cache = BatchCache {
+            locked_blocks,
             batch_len: requests.len(),
-            savepoints,
+            run,
             ..BatchCache::default()
         };
         for id in ids {
@@ -208,7 +230,17 @@ impl BatchCache {
     }
 
     pub fn savepoints(&self) -> bool {
-        self.savepoints
+        self.run.savepoints
+    }
+
+    pub fn every_open_block_locked(&self) -> bool {
+        self.run.every_open_block
+    }
+
+    /// The open block the batch locked for the line, the first time the
+    /// line's sales ask for one.
+    pub fn take_locked_block(&mut self, stake_cents: u64, money: Money) -> Option<OpenBlock> {
+        self.locked_blocks.remove(&(stake_cents, money))
     }
 
     /// A new sale starts: what came before it is kept whatever happens.
@@ -281,7 +313,7 @@ impl BatchCache {
         *self = BatchCache {
             tickets: std::mem::take(&mut self.tickets),
             batch_len: self.batch_len,
-            savepoints: self.savepoints,
+            run: self.run,
             ..BatchCache::default()
         };
     }
@@ -292,6 +324,44 @@ impl BatchCache {
         self.no_free_ticket.clear();
         self.reserved.clear();
     }
+}
+
+/// The open blocks of the batch's stakes: one free block per line, locked
+/// and kept for its sales, or, in a run that waits for them all, every one
+/// (the sales then find theirs as SQLite's do).
+fn lock_blocks<C: Conn + ?Sized>(
+    conn: &mut C,
+    requests: &[SaleRequest],
+    run: BatchRun,
+) -> StoreResult<HashMap<(u64, Money), OpenBlock>> {
+    let mut stakes: Vec<i64> = requests
+        .iter()
+        .map(|r| decode::to_i64(r.stake.cents()))
+        .collect::<StoreResult<_>>()?;
+    stakes.sort_unstable();
+    stakes.dedup();
+    let stakes = [Param::Ints(&stakes)];
+    if run.every_open_block {
+        query(conn, &q::BATCH_LOCK_EVERY_OPEN_BLOCK, &stakes, |_| Ok(()))?;
+        return Ok(HashMap::new());
+    }
+    let lines = query(conn, &q::BATCH_LOCK_FREE_OPEN_BLOCKS, &stakes, |r| {
+        let line = (r.u64(0, "stake")?, decode::money(r.str(1)?)?);
+        let block = match r.opt_u64(2, "block")? {
+            Some(block) => Some(OpenBlock {
+                block,
+                tickets: r.u32(3, "tickets")?,
+                sold: r.u32(4, "sold")?,
+            }),
+            None => None,
+        };
+        Ok((line, block))
+    })?;
+    lines
+        .into_iter()
+        .map(|(line, block)| block.map(|b| (line, b)))
+        .collect::<Option<_>>()
+        .ok_or(StoreError::RunLockingEveryOpenBlock)
 }
 
 impl Writes {

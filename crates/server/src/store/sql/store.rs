@@ -51,6 +51,7 @@ pub trait Backend: Send + Sync + 'static {
         block: &Block,
         signed: &SignedCommitment,
         seeding: BlockSeeding,
+        open_per_line: u32,
         now_ms: u64,
     ) -> StoreResult<BlockStatus>;
     /// See [`Store::try_generation_lease`].
@@ -106,9 +107,10 @@ impl<B: Backend> Store for SqlStore<B> {
         block: &Block,
         signed: &SignedCommitment,
         seeding: BlockSeeding,
+        open_per_line: u32,
     ) -> StoreResult<BlockStatus> {
         self.backend
-            .insert_block(block, signed, seeding, self.clock.now_ms())
+            .insert_block(block, signed, seeding, open_per_line, self.clock.now_ms())
     }
 
     fn block_leaves(&self, id: u64) -> StoreResult<Vec<Hash>> {

@@ -94,6 +94,12 @@ texts! {
     /// locked row once its holder commits).
     OPEN_BLOCK_FOR_UPDATE = "SELECT id, tickets, sold FROM blocks WHERE stake_cents = $1 \
                              AND money = $2 AND status = 'open' ORDER BY id LIMIT 1 FOR UPDATE";
+    /// Every open block of a line, waited for and locked: a new block of
+    /// the line opens only while fewer than `--open-blocks-per-line` are.
+    OPEN_BLOCKS_FOR_UPDATE = "SELECT id FROM blocks WHERE stake_cents = $1 AND money = $2 \
+                              AND status = 'open' ORDER BY id FOR UPDATE";
+    OPEN_BLOCK_COUNT = "SELECT COUNT(*) FROM blocks WHERE stake_cents = $1 AND money = $2 \
+                        AND status = 'open'";
     BLOCK_COUNTS_FOR_UPDATE = "SELECT status, sold, tickets FROM blocks WHERE id = $1 FOR UPDATE";
     SET_BLOCK_SOLD = "UPDATE blocks SET sold = $1, status = $2 WHERE id = $3";
     TAKE_PRIZE = "UPDATE block_prizes SET remaining = remaining - 1 \
@@ -347,6 +353,31 @@ texts! {
 // so PostgreSQL's alone, and kept out of `texts!`, whose every text SQLite
 // prepares too. `$1` is the players' ids; `$2`, for the keys, the
 // idempotency keys in the same order.
+
+/// One open block of each line of the batch's stakes (`$1`) that no other
+/// batch holds, locked: batches of several servers sell side by side from
+/// different blocks of a line. A line whose every open block is held comes
+/// back with no block (`StoreError::RunLockingEveryOpenBlock`).
+pub static BATCH_LOCK_FREE_OPEN_BLOCKS: Sql = Sql::new(
+    "SELECT l.stake_cents, l.money, b.id, b.tickets, b.sold FROM \
+     (SELECT DISTINCT stake_cents, money FROM blocks \
+      WHERE status = 'open' AND stake_cents = ANY($1)) AS l \
+     LEFT JOIN LATERAL (SELECT id, tickets, sold FROM blocks \
+      WHERE status = 'open' AND stake_cents = l.stake_cents AND money = l.money \
+      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) AS b ON TRUE",
+);
+/// Every open block of the batch's stakes (`$1`), waited for and locked in
+/// id order, as every batch that runs this way locks them (so that they
+/// wait for each other instead of deadlocking).
+pub static BATCH_LOCK_EVERY_OPEN_BLOCK: Sql = Sql::new(
+    "SELECT id FROM blocks WHERE status = 'open' AND stake_cents = ANY($1) ORDER BY id FOR UPDATE",
+);
+/// A line's first open block that no other batch holds (one this batch
+/// holds is not skipped), after the one it locked first sold out.
+pub static BATCH_FREE_OPEN_BLOCK: Sql = Sql::new(
+    "SELECT id, tickets, sold FROM blocks WHERE stake_cents = $1 AND money = $2 \
+     AND status = 'open' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED",
+);
 
 /// The batch's players, locked in id order as every batch of every server
 /// locks them (so that they wait for each other instead of deadlocking).

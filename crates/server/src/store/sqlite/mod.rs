@@ -294,6 +294,7 @@ impl Backend for Sqlite {
         block: &Block,
         signed: &SignedCommitment,
         seeding: BlockSeeding,
+        open_per_line: u32,
         now_ms: u64,
     ) -> StoreResult<BlockStatus> {
         self.transaction(|c| access::insert_block_row(c, block, signed, seeding, now_ms))?;
@@ -321,7 +322,7 @@ impl Backend for Sqlite {
                 Ok(())
             })?;
         }
-        self.transaction(|c| access::finish_block(c, block, signed.commitment.money))
+        self.transaction(|c| access::finish_block(c, block, signed.commitment.money, open_per_line))
     }
 
     /// One store of this process at a time per database file; another

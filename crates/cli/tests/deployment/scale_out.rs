@@ -1,0 +1,180 @@
+//! Three servers on one database sell side by side: with a line's open
+//! blocks one per server (`--open-blocks-per-line 3`), their batches sell
+//! at once from different blocks instead of taking turns on one. The same
+//! clients send their sales either all to one server or spread over the
+//! three, in alternating stretches; the three-server stretches must have
+//! sold from all three blocks, and money and tickets are checked as in
+//! every deployment test. The throughput of each way is measured and
+//! printed, not asserted: on this 2-core machine a stretch varies by a
+//! fifth from one to the next (docs/BENCHMARKS.md, Deployment), and
+//! `bench/run-deployment-bench.sh` is where the gain is shown.
+
+use crate::client::Http;
+use crate::servers::Deployment;
+use eldorado_engine::SignedSale;
+use reqwest::StatusCode;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const SERVERS: usize = 3;
+const CLIENTS: usize = 48;
+const STAKE_CENTS: u64 = 100;
+const START_CENTS: u64 = 100_000_000;
+/// One stretch of one way of sending; the first warms every server up
+/// and is not counted.
+const STRETCH: Duration = Duration::from_millis(1_500);
+/// One server, three, three, one, one, three: each way as often, and as
+/// early on average, as the other.
+const STRETCHES: [Way; 6] = [
+    Way::One,
+    Way::Three,
+    Way::Three,
+    Way::One,
+    Way::One,
+    Way::Three,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Way {
+    One,
+    Three,
+}
+
+/// The sales of each stretch (index 0: the warm-up) acknowledged within it.
+struct Tally {
+    stretch: AtomicUsize,
+    stop: AtomicBool,
+    counted: Vec<AtomicUsize>,
+    acknowledged: AtomicUsize,
+    /// The blocks sold from while three servers sold.
+    three_servers_blocks: Mutex<BTreeSet<u64>>,
+}
+
+impl Tally {
+    fn way(&self, stretch: usize) -> Way {
+        stretch.checked_sub(1).map_or(Way::Three, |i| STRETCHES[i])
+    }
+}
+
+#[test]
+fn three_servers_sell_side_by_side_from_three_open_blocks_of_a_line() {
+    let flags = ["--open-blocks-per-line".to_owned(), SERVERS.to_string()];
+    let Some(mut deployment) = Deployment::start_with(SERVERS, &flags) else {
+        return;
+    };
+    let runtime = crate::runtime();
+    let http = Http::new();
+    runtime.block_on(deployment.wait_ready(&http));
+    let urls: Arc<Vec<String>> = Arc::new(deployment.servers.iter().map(|s| s.url("")).collect());
+    let tally = Arc::new(Tally {
+        stretch: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        counted: (0..=STRETCHES.len()).map(|_| AtomicUsize::new(0)).collect(),
+        acknowledged: AtomicUsize::new(0),
+        three_servers_blocks: Mutex::new(BTreeSet::new()),
+    });
+
+    runtime.block_on(async {
+        let mut tokens = Vec::new();
+        for c in 0..CLIENTS {
+            let home = &urls[c % SERVERS];
+            tokens.push(
+                http.operator_player(home, &format!("scale-{c:02}"), START_CENTS)
+                    .await,
+            );
+        }
+        let clients: Vec<_> = tokens
+            .into_iter()
+            .enumerate()
+            .map(|(c, token)| {
+                let (http, urls, tally) = (http.clone(), Arc::clone(&urls), Arc::clone(&tally));
+                tokio::spawn(async move {
+                    let mut play = 0;
+                    while !tally.stop.load(Ordering::SeqCst) {
+                        let stretch = tally.stretch.load(Ordering::SeqCst);
+                        let url = match tally.way(stretch) {
+                            Way::One => &urls[0],
+                            Way::Three => &urls[c % SERVERS],
+                        };
+                        let body = format!(
+                            r#"{{"stake_cents":{STAKE_CENTS},"idempotency_key":"scale-{c:02}-{play}"}}"#
+                        );
+                        play += 1;
+                        let (status, reply) = http
+                            .post(&format!("{url}/api/sales"), Some(&token), &body)
+                            .await
+                            .unwrap();
+                        assert_eq!(status, StatusCode::OK, "{url}: {reply}");
+                        tally.acknowledged.fetch_add(1, Ordering::SeqCst);
+                        // A sale that straddles two stretches counts for neither.
+                        if tally.stretch.load(Ordering::SeqCst) != stretch {
+                            continue;
+                        }
+                        tally.counted[stretch].fetch_add(1, Ordering::SeqCst);
+                        if stretch > 0 && tally.way(stretch) == Way::Three {
+                            let sale: SignedSale =
+                                serde_json::from_value(reply["sale"].clone()).unwrap();
+                            tally.three_servers_blocks.lock().unwrap().insert(sale.sale.block);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for stretch in 0..=STRETCHES.len() {
+            tally.stretch.store(stretch, Ordering::SeqCst);
+            tokio::time::sleep(STRETCH).await;
+        }
+        tally.stop.store(true, Ordering::SeqCst);
+        for client in clients {
+            client.await.expect("a client failed");
+        }
+    });
+
+    let sold = |way| -> usize {
+        (1..=STRETCHES.len())
+            .filter(|&s| tally.way(s) == way)
+            .map(|s| tally.counted[s].load(Ordering::SeqCst))
+            .sum()
+    };
+    let (one, three) = (sold(Way::One), sold(Way::Three));
+    let ratio = three as f64 / one.max(1) as f64;
+    let per_stretch: Vec<String> = (1..=STRETCHES.len())
+        .map(|s| {
+            format!(
+                "{:?} {}",
+                tally.way(s),
+                tally.counted[s].load(Ordering::SeqCst)
+            )
+        })
+        .collect();
+    println!(
+        "sales in {STRETCH:?} stretches: {}; three servers / one = {three} / {one} = {ratio:.2}",
+        per_stretch.join(", ")
+    );
+    assert!(one > 0 && three > 0, "a way sold nothing");
+    let blocks = tally.three_servers_blocks.lock().unwrap().clone();
+    assert_eq!(
+        blocks.len(),
+        SERVERS,
+        "three servers sold from {blocks:?}, not side by side from three blocks"
+    );
+
+    let acknowledged = tally.acknowledged.load(Ordering::SeqCst);
+    let mut sql = deployment.sql();
+    crate::assert_sales_each_of_their_own_ticket(&mut sql, acknowledged);
+    let row = sql
+        .query_one(
+            "SELECT SUM(balance_cents)::BIGINT, (SELECT SUM(prize_cents)::BIGINT FROM sales) \
+             FROM players",
+            &[],
+        )
+        .unwrap();
+    let (balances, prizes): (i64, i64) = (row.get(0), row.get(1));
+    assert_eq!(
+        balances as u64 + acknowledged as u64 * STAKE_CENTS,
+        CLIENTS as u64 * START_CENTS + prizes as u64,
+        "money is conserved"
+    );
+}
