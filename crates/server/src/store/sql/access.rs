@@ -756,6 +756,11 @@ impl<C: Conn + ?Sized> TicketPoolTx for C {
         {
             return Ok(None);
         }
+        if let Some(cache) = self.batch_cache() {
+            if cache.reserved(block).is_none() {
+                return first_free_ticket_of_batch(self, block);
+            }
+        }
         let position = query_opt(self, &q::TAKE_FREE_TICKET, &[int(block)?], |r| {
             r.u32(0, "position")
         })?;
@@ -777,6 +782,32 @@ impl<C: Conn + ?Sized> TicketPoolTx for C {
         }
         Ok(count)
     }
+}
+
+/// A batch's first look at a block's ticket pool: its released and reserved
+/// tickets counted in one statement, and a released one taken only if
+/// there is one (rare: a seamless round given back).
+fn first_free_ticket_of_batch<C: Conn + ?Sized>(
+    conn: &mut C,
+    block: u64,
+) -> StoreResult<Option<u32>> {
+    let (free, reserved) = query_one(conn, &q::BATCH_TICKET_POOL, &[int(block)?], |r| {
+        Ok((r.u64(0, "released tickets")?, r.u32(1, "reserved tickets")?))
+    })?;
+    let position = if free == 0 {
+        None
+    } else {
+        query_opt(conn, &q::TAKE_FREE_TICKET, &[int(block)?], |r| {
+            r.u32(0, "position")
+        })?
+    };
+    if let Some(cache) = conn.batch_cache() {
+        cache.set_reserved(block, reserved);
+        if position.is_none() {
+            cache.found_no_free_ticket(block);
+        }
+    }
+    Ok(position)
 }
 
 impl<C: Conn + ?Sized> RoundTx for C {

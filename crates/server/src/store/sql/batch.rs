@@ -5,11 +5,12 @@
 //! SQLite reads in process and keeps no cache (`Conn::batch_cache` is
 //! `None` there).
 //!
-//! Read ahead, in four statements: the batch's players (locked), the sales
-//! and purchases already made under its idempotency keys, its players'
-//! protection settings. Then, as the sales run, once per block: its
-//! released and reserved tickets, and the tickets from the first one taken,
-//! as many as the batch has sales. The cache answers only what this
+//! Read ahead, in three statements after its blocks are locked: the
+//! batch's players (locked) with their protection settings, the sales and
+//! the purchases already made under its idempotency keys. Then, as the
+//! sales run, once per block: its released and reserved tickets counted in
+//! one statement, and the tickets from the first one taken, as many as the
+//! batch has sales. The cache answers only what this
 //! transaction alone can change, since the batch holds its players' and
 //! its blocks' rows locked: each write of the batch keeps it true, or makes
 //! it forget the entry (a new sale or purchase under a key, a seamless
@@ -17,11 +18,11 @@
 //!
 //! Held back to the end of the batch: what each sale writes to rows that
 //! only this batch reads meanwhile (its players' balances, its open blocks'
-//! sold counts, the prizes taken from them). A block's change of status
-//! is written at once: the next open block is chosen by it. When a sale is
-//! undone to its savepoint, its own held writes are dropped, those of the
-//! sales before it are sent, and the cache forgets what it read: the rest
-//! of the batch reads the database again.
+//! sold counts, the prizes taken from them), sent in one statement. A
+//! block's change of status is written at once: the next open block is
+//! chosen by it. When a sale is undone to its savepoint, its own held
+//! writes are dropped, those of the sales before it are sent, and the cache
+//! forgets what it read: the rest of the batch reads the database again.
 //!
 //! Blocks: a batch first locks, for each line (stake and money) of its
 //! stakes, the first open block that no other batch holds, and sells that
@@ -101,7 +102,7 @@ enum Undo {
 
 impl BatchCache {
     /// Locks the open blocks the batch sells from, then the players of
-    /// `requests` in id order, and reads what their sales will ask: five
+    /// `requests` in id order, and reads what their sales will ask: four
     /// statements, whatever the batch's size.
     pub fn read_ahead<C: Conn + ?Sized>(
         conn: &mut C,
@@ -134,10 +135,17 @@ impl BatchCache {
             cache.sales.insert(key.clone(), None);
             cache.purchases.insert(key, None);
         }
-        for (id, player) in query(conn, &q::BATCH_PLAYERS, &[Param::Texts(ids)], |r| {
-            Ok((r.text(2)?, decode::kind_and_balance(r)?))
+        for (id, player, protection) in query(conn, &q::BATCH_PLAYERS, &[Param::Texts(ids)], |r| {
+            let player = (r.parse(10, "player kind")?, r.u64(11, "balance")?);
+            let protection = if r.bool(9)? {
+                Some(decode::protection(r)?)
+            } else {
+                None
+            };
+            Ok((r.text(12)?, player, protection))
         })? {
-            cache.players.insert(id, Some(player));
+            cache.players.insert(id.clone(), Some(player));
+            cache.protection.insert(id, protection);
         }
         let by_key = [Param::Texts(key_players), Param::Texts(keys)];
         for (key, sale) in query(conn, &q::BATCH_SALES_BY_KEY, &by_key, |r| {
@@ -151,11 +159,6 @@ impl BatchCache {
         for purchase in query(conn, &q::BATCH_PURCHASES_BY_KEY, &by_key, decode::purchase)? {
             let key = (purchase.player_id.clone(), purchase.idempotency_key.clone());
             cache.purchases.insert(key, Some(purchase));
-        }
-        for (id, row) in query(conn, &q::BATCH_PROTECTION, &[Param::Texts(ids)], |r| {
-            Ok((r.text(9)?, decode::protection(r)?))
-        })? {
-            cache.protection.insert(id, Some(row));
         }
         Ok(cache)
     }
@@ -375,44 +378,38 @@ pub fn send_writes<C: Conn + ?Sized>(conn: &mut C) -> StoreResult<()> {
     let Some(writes) = conn.batch_cache().map(BatchCache::take_writes) else {
         return Ok(());
     };
-    if !writes.balances.is_empty() {
-        let ids: Vec<&str> = writes.balances.keys().map(String::as_str).collect();
-        let balances = ints(writes.balances.values().copied())?;
-        let changed = conn.execute(
-            &q::BATCH_SET_BALANCES,
-            &[Param::Texts(&ids), Param::Ints(&balances)],
-        )?;
-        expect_rows(changed, ids.len(), "balances")?;
+    if writes.is_empty() {
+        return Ok(());
     }
-    if !writes.sold.is_empty() {
-        let blocks = ints(writes.sold.keys().copied())?;
-        let sold: Vec<i64> = writes.sold.values().map(|s| i64::from(*s)).collect();
-        let changed = conn.execute(
-            &q::BATCH_SET_SOLD,
-            &[Param::Ints(&blocks), Param::Ints(&sold)],
-        )?;
-        expect_rows(changed, blocks.len(), "sold counts")?;
+    let players: Vec<&str> = writes.balances.keys().map(String::as_str).collect();
+    let balances = ints(writes.balances.values().copied())?;
+    let blocks = ints(writes.sold.keys().copied())?;
+    let sold: Vec<i64> = writes.sold.values().map(|s| i64::from(*s)).collect();
+    let (mut prize_blocks, mut prizes, mut taken) = (Vec::new(), Vec::new(), Vec::new());
+    for (&(block, prize), &count) in &writes.prizes {
+        prize_blocks.push(decode::to_i64(block)?);
+        prizes.push(decode::to_i64(prize)?);
+        taken.push(i64::from(count));
     }
-    if !writes.prizes.is_empty() {
-        let mut blocks = Vec::new();
-        let mut prizes = Vec::new();
-        let mut taken = Vec::new();
-        for (&(block, prize), &count) in &writes.prizes {
-            blocks.push(decode::to_i64(block)?);
-            prizes.push(decode::to_i64(prize)?);
-            taken.push(i64::from(count));
-        }
-        let changed = conn.execute(
-            &q::BATCH_TAKE_PRIZES,
-            &[
-                Param::Ints(&blocks),
-                Param::Ints(&prizes),
-                Param::Ints(&taken),
-            ],
-        )?;
-        expect_rows(changed, blocks.len(), "prizes taken")?;
-    }
-    Ok(())
+    let params = [
+        Param::Texts(&players),
+        Param::Ints(&balances),
+        Param::Ints(&blocks),
+        Param::Ints(&sold),
+        Param::Ints(&prize_blocks),
+        Param::Ints(&prizes),
+        Param::Ints(&taken),
+    ];
+    let written = super::query_one(conn, &q::BATCH_WRITES, &params, |r| {
+        Ok([
+            r.u64(0, "balances")?,
+            r.u64(1, "sold")?,
+            r.u64(2, "prizes")?,
+        ])
+    })?;
+    expect_rows(written[0], players.len(), "balances")?;
+    expect_rows(written[1], blocks.len(), "sold counts")?;
+    expect_rows(written[2], prize_blocks.len(), "prizes taken")
 }
 
 /// The column values of an array parameter, each checked to fit.

@@ -379,11 +379,17 @@ pub static BATCH_FREE_OPEN_BLOCK: Sql = Sql::new(
      AND status = 'open' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED",
 );
 
-/// The batch's players, locked in id order as every batch of every server
-/// locks them (so that they wait for each other instead of deadlocking).
-pub static BATCH_PLAYERS: Sql = Sql::new(
-    "SELECT kind, balance_cents, id FROM players WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-);
+/// The batch's players with their protection settings (in the column order
+/// of `decode::protection`, then whether they are stored), the players
+/// locked in id order as every batch of every server locks them (so that
+/// they wait for each other instead of deadlocking).
+pub static BATCH_PLAYERS: Sql = Sql::new(concat!(
+    "SELECT ",
+    protection_columns!(),
+    ", pp.player_id IS NOT NULL, p.kind, p.balance_cents, p.id FROM players p \
+     LEFT JOIN player_protection pp ON pp.player_id = p.id \
+     WHERE p.id = ANY($1) ORDER BY p.id FOR UPDATE OF p"
+));
 pub static BATCH_SALES_BY_KEY: Sql = Sql::new(
     "SELECT sale_id, stake_cents, player_id, idempotency_key FROM sales \
      WHERE (player_id, idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))",
@@ -392,26 +398,27 @@ pub static BATCH_PURCHASES_BY_KEY: Sql = Sql::new(concat!(
     purchase_select!(),
     "WHERE (p.player_id, p.idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))"
 ));
-pub static BATCH_PROTECTION: Sql = Sql::new(concat!(
-    "SELECT ",
-    protection_columns!(),
-    ", player_id FROM player_protection WHERE player_id = ANY($1)"
-));
+/// A block's released tickets and tickets reserved by seamless rounds,
+/// counted, once the batch holds the block.
+pub static BATCH_TICKET_POOL: Sql = Sql::new(
+    "SELECT (SELECT COUNT(*) FROM wallet_free_tickets WHERE block = $1), \
+     (SELECT COUNT(*) FROM wallet_rounds WHERE block = $1 AND state = 'reserved')",
+);
 
-// The batch's held-back writes (`BatchCache::take_writes`), newest value
-// per row, at its end or before a sale is undone.
-pub static BATCH_SET_BALANCES: Sql = Sql::new(
-    "UPDATE players AS p SET balance_cents = u.balance \
-     FROM UNNEST($1::text[], $2::bigint[]) AS u(id, balance) WHERE p.id = u.id",
-);
-pub static BATCH_SET_SOLD: Sql = Sql::new(
-    "UPDATE blocks AS b SET sold = u.sold \
-     FROM UNNEST($1::bigint[], $2::bigint[]) AS u(id, sold) WHERE b.id = u.id",
-);
-pub static BATCH_TAKE_PRIZES: Sql = Sql::new(
-    "UPDATE block_prizes AS p SET remaining = p.remaining - u.taken \
-     FROM UNNEST($1::bigint[], $2::bigint[], $3::bigint[]) AS u(block, prize_cents, taken) \
-     WHERE p.block = u.block AND p.prize_cents = u.prize_cents",
+/// The batch's held-back writes (`BatchCache::take_writes`), newest value
+/// per row, at its end or before a sale is undone, in one statement: the
+/// balances, the open blocks' sold counts, the prizes taken; the rows
+/// written by each come back counted.
+pub static BATCH_WRITES: Sql = Sql::new(
+    "WITH balances AS (UPDATE players AS p SET balance_cents = u.balance \
+       FROM UNNEST($1::text[], $2::bigint[]) AS u(id, balance) WHERE p.id = u.id RETURNING 1), \
+     sold AS (UPDATE blocks AS b SET sold = u.sold \
+       FROM UNNEST($3::bigint[], $4::bigint[]) AS u(id, sold) WHERE b.id = u.id RETURNING 1), \
+     prizes AS (UPDATE block_prizes AS p SET remaining = p.remaining - u.taken \
+       FROM UNNEST($5::bigint[], $6::bigint[], $7::bigint[]) AS u(block, prize_cents, taken) \
+       WHERE p.block = u.block AND p.prize_cents = u.prize_cents RETURNING 1) \
+     SELECT (SELECT COUNT(*) FROM balances), (SELECT COUNT(*) FROM sold), \
+     (SELECT COUNT(*) FROM prizes)",
 );
 
 #[cfg(test)]
