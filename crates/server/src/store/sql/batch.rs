@@ -5,9 +5,9 @@
 //! SQLite reads in process and keeps no cache (`Conn::batch_cache` is
 //! `None` there).
 //!
-//! Read ahead, in three statements after its blocks are locked: the
-//! batch's players (locked) with their protection settings, the sales and
-//! the purchases already made under its idempotency keys. Then, as the
+//! Read ahead, in two statements after its blocks are locked: the batch's
+//! players (locked) with their protection settings, and the sales and
+//! purchases already made under its idempotency keys. Then, as the
 //! sales run, once per block: its released and reserved tickets counted in
 //! one statement, and the tickets from the first one taken, as many as the
 //! batch has sales. The cache answers only what this
@@ -45,6 +45,13 @@ use std::collections::{HashMap, HashSet};
 
 /// A player and one of its idempotency keys.
 type Key = (String, String);
+
+/// A row of `BATCH_BY_KEY`.
+enum MadeUnderKey {
+    /// The sale's id and stake.
+    Sale(Key, (u64, u64)),
+    Purchase(PurchaseRecord),
+}
 
 /// How a batch runs; each failure of a run makes the next one stricter.
 #[derive(Clone, Copy, Debug, Default)]
@@ -102,7 +109,7 @@ enum Undo {
 
 impl BatchCache {
     /// Locks the open blocks the batch sells from, then the players of
-    /// `requests` in id order, and reads what their sales will ask: four
+    /// `requests` in id order, and reads what their sales will ask: three
     /// statements, whatever the batch's size.
     pub fn read_ahead<C: Conn + ?Sized>(
         conn: &mut C,
@@ -148,17 +155,24 @@ impl BatchCache {
             cache.protection.insert(id, protection);
         }
         let by_key = [Param::Texts(key_players), Param::Texts(keys)];
-        for (key, sale) in query(conn, &q::BATCH_SALES_BY_KEY, &by_key, |r| {
-            Ok((
-                (r.text(2)?, r.text(3)?),
-                (r.u64(0, "sale id")?, r.u64(1, "stake")?),
-            ))
-        })? {
-            cache.sales.insert(key, Some(sale));
-        }
-        for purchase in query(conn, &q::BATCH_PURCHASES_BY_KEY, &by_key, decode::purchase)? {
-            let key = (purchase.player_id.clone(), purchase.idempotency_key.clone());
-            cache.purchases.insert(key, Some(purchase));
+        let made = query(conn, &q::BATCH_BY_KEY, &by_key, |r| {
+            Ok(if r.bool(15)? {
+                let key = (r.text(1)?, r.text(2)?);
+                MadeUnderKey::Sale(key, (r.u64(0, "sale id")?, r.u64(5, "stake")?))
+            } else {
+                MadeUnderKey::Purchase(decode::purchase(r)?)
+            })
+        })?;
+        for made in made {
+            match made {
+                MadeUnderKey::Sale(key, sale) => {
+                    cache.sales.insert(key, Some(sale));
+                }
+                MadeUnderKey::Purchase(purchase) => {
+                    let key = (purchase.player_id.clone(), purchase.idempotency_key.clone());
+                    cache.purchases.insert(key, Some(purchase));
+                }
+            }
         }
         Ok(cache)
     }

@@ -390,13 +390,17 @@ pub static BATCH_PLAYERS: Sql = Sql::new(concat!(
      LEFT JOIN player_protection pp ON pp.player_id = p.id \
      WHERE p.id = ANY($1) ORDER BY p.id FOR UPDATE OF p"
 ));
-pub static BATCH_SALES_BY_KEY: Sql = Sql::new(
-    "SELECT sale_id, stake_cents, player_id, idempotency_key FROM sales \
-     WHERE (player_id, idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))",
-);
-pub static BATCH_PURCHASES_BY_KEY: Sql = Sql::new(concat!(
+/// The purchases and the sales already made under the batch's keys, in
+/// one statement: purchases in the column order of `decode::purchase`,
+/// then FALSE; sales as their id, player, key and stake in the same
+/// places, then TRUE.
+pub static BATCH_BY_KEY: Sql = Sql::new(concat!(
+    "SELECT pu.*, FALSE FROM (",
     purchase_select!(),
-    "WHERE (p.player_id, p.idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))"
+    "WHERE (p.player_id, p.idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))\
+     ) AS pu UNION ALL SELECT s.sale_id, s.player_id, s.idempotency_key, NULL, NULL, \
+     s.stake_cents, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, TRUE FROM sales s \
+     WHERE (s.player_id, s.idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))"
 ));
 /// A block's released tickets and tickets reserved by seamless rounds,
 /// counted, once the batch holds the block.
