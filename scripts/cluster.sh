@@ -273,13 +273,24 @@ start_server() {
     echo $! > "$data/pid"
 }
 
+# Waits for server N to answer. One that exits before (it could not reach
+# the database in time while the nodes settle: several servers start at
+# once on a busy machine) is started again, up to three times in all,
+# rather than waited for in vain.
 wait_for_server() {
-    local port=${SERVER_PORTS[$(($1 - 1))]}
+    local n=$1 port=${SERVER_PORTS[$(($1 - 1))]} data="$DIR/server-$1" starts=1
     for _ in $(seq 1 600); do
         curl -sf "http://127.0.0.1:$port/api/config" >/dev/null && return
+        if ! kill -0 "$(cat "$data/pid")" 2>/dev/null; then
+            say "server $n exited: $(tail -n 1 "$data/server.log")"
+            [ "$starts" -lt 3 ] || break
+            cp "$data/server.log" "$data/server.log.$starts"
+            starts=$((starts + 1))
+            start_server "$n" "$(cat "$DIR/bin")"
+        fi
         sleep 0.5
     done
-    say "server $1 did not answer on 127.0.0.1:$port: see $DIR/server-$1/server.log"
+    say "server $n did not answer on 127.0.0.1:$port: see $data/server.log"
 }
 
 start_servers() {

@@ -23,6 +23,7 @@ type Sold = Vec<(u64, u64, u32, u64)>;
 // blocking `postgres` client, which may not run on an async thread.
 #[test]
 fn three_servers_sell_each_ticket_once_and_conserve_money() {
+    let _machine = crate::machine_shared();
     let Some(mut deployment) = Deployment::start(SERVERS) else {
         return;
     };

@@ -304,6 +304,7 @@ async fn client(
 // blocking `postgres` client, and the drills run the script.
 #[test]
 fn two_primaries_and_a_server_lost_under_load_lose_no_sale() {
+    let _machine = crate::machine_shared();
     let Some(cluster) = start_cluster() else {
         return;
     };

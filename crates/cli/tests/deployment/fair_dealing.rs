@@ -26,6 +26,7 @@ const WITNESS_SECRET: [u8; 32] = [0x24; 32];
 
 #[test]
 fn three_servers_deal_each_purchase_once_by_the_beacon() {
+    let _machine = crate::machine_shared();
     let dir = tempfile::tempdir().unwrap();
     let (_beacon, beacon_url, beacon_key) = beacon(&dir.path().join("beacon.key"), "127.0.0.1:0");
     let flags: Vec<String> = [

@@ -21,6 +21,7 @@ const TRIES: usize = 50;
 // blocking `postgres` client, which may not run on an async thread.
 #[test]
 fn a_killed_server_loses_no_acknowledged_sale() {
+    let _machine = crate::machine_shared();
     let Some(mut deployment) = Deployment::start(SERVERS) else {
         return;
     };

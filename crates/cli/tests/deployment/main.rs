@@ -16,6 +16,26 @@ mod killed_server;
 mod scale_out;
 mod servers;
 
+/// The machine, shared by the tests that only check what was sold, and
+/// held alone by the one that measures throughput: another deployment
+/// killing and starting processes beside it would decide its figures.
+static MACHINE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// For a test that may run beside the others.
+fn machine_shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    MACHINE
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// For a test that measures: it waits for the others to end, and they
+/// wait for it.
+fn machine_alone() -> std::sync::RwLockWriteGuard<'static, ()> {
+    MACHINE
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The runtime a test drives its HTTP clients with.
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()

@@ -4,10 +4,14 @@
 //! clients send their sales either all to one server or spread over the
 //! three, in alternating stretches; the three-server stretches must have
 //! sold from all three blocks, and money and tickets are checked as in
-//! every deployment test. The throughput of each way is measured and
-//! printed, not asserted: on this 2-core machine a stretch varies by a
-//! fifth from one to the next (docs/BENCHMARKS.md, Deployment), and
-//! `bench/run-deployment-bench.sh` is where the gain is shown.
+//! every deployment test. Three servers must not sell less than one:
+//! each way's median stretch is compared, loosely (≥ 0.9), because on
+//! this 2-core machine a stretch varies by a fifth from one to the next
+//! and now and then one sells half (docs/BENCHMARKS.md, Deployment); the
+//! median of four stretches a way passes by such a stretch, a sum does
+//! not. It has the machine to itself (`machine_alone`): no other
+//! deployment test runs beside it. `bench/run-deployment-bench.sh` is
+//! where the gain is shown.
 
 use crate::client::Http;
 use crate::servers::Deployment;
@@ -19,22 +23,26 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const SERVERS: usize = 3;
-const CLIENTS: usize = 48;
+const CLIENTS: usize = 64;
 const STAKE_CENTS: u64 = 100;
 const START_CENTS: u64 = 100_000_000;
 /// One stretch of one way of sending; the first warms every server up
 /// and is not counted.
 const STRETCH: Duration = Duration::from_millis(1_500);
-/// One server, three, three, one, one, three: each way as often, and as
-/// early on average, as the other.
-const STRETCHES: [Way; 6] = [
+/// One server, three, three, one, one, three, three, one: each way as
+/// often, and as early on average, as the other.
+const STRETCHES: [Way; 8] = [
     Way::One,
     Way::Three,
     Way::Three,
     Way::One,
     Way::One,
     Way::Three,
+    Way::Three,
+    Way::One,
 ];
+/// How much less three servers may sell than one, in a median stretch.
+const LEAST_RATIO: f64 = 0.9;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Way {
@@ -60,6 +68,7 @@ impl Tally {
 
 #[test]
 fn three_servers_sell_side_by_side_from_three_open_blocks_of_a_line() {
+    let _machine = crate::machine_alone();
     let flags = ["--open-blocks-per-line".to_owned(), SERVERS.to_string()];
     let Some(mut deployment) = Deployment::start_with(SERVERS, &flags) else {
         return;
@@ -132,14 +141,17 @@ fn three_servers_sell_side_by_side_from_three_open_blocks_of_a_line() {
         }
     });
 
-    let sold = |way| -> usize {
-        (1..=STRETCHES.len())
+    let median = |way| -> f64 {
+        let mut sold: Vec<usize> = (1..=STRETCHES.len())
             .filter(|&s| tally.way(s) == way)
             .map(|s| tally.counted[s].load(Ordering::SeqCst))
-            .sum()
+            .collect();
+        sold.sort_unstable();
+        let middle = sold.len() / 2;
+        (sold[middle - 1] + sold[middle]) as f64 / 2.0
     };
-    let (one, three) = (sold(Way::One), sold(Way::Three));
-    let ratio = three as f64 / one.max(1) as f64;
+    let (one, three) = (median(Way::One), median(Way::Three));
+    let ratio = three / one.max(1.0);
     let per_stretch: Vec<String> = (1..=STRETCHES.len())
         .map(|s| {
             format!(
@@ -150,10 +162,14 @@ fn three_servers_sell_side_by_side_from_three_open_blocks_of_a_line() {
         })
         .collect();
     println!(
-        "sales in {STRETCH:?} stretches: {}; three servers / one = {three} / {one} = {ratio:.2}",
+        "sales in {STRETCH:?} stretches: {}; three servers / one, median stretches = {three} / {one} = {ratio:.2}",
         per_stretch.join(", ")
     );
-    assert!(one > 0 && three > 0, "a way sold nothing");
+    assert!(one > 0.0 && three > 0.0, "a way sold nothing");
+    assert!(
+        ratio >= LEAST_RATIO,
+        "three servers sold {ratio:.2} times what one sold in a median stretch, under {LEAST_RATIO}"
+    );
     let blocks = tally.three_servers_blocks.lock().unwrap().clone();
     assert_eq!(
         blocks.len(),
