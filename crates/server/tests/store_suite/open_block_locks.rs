@@ -2,8 +2,8 @@
 //! transaction (another server's batch) holds some of them. SQLite has one
 //! writer at a time, so it has nothing to share.
 
-use crate::suite::{insert_with_open_blocks, request, sold, LOSE, REAL};
-use crate::{Backend, Postgres, START_MS};
+use crate::suite::{insert_with_open_blocks, request, sell_places, LOSE, REAL};
+use crate::{Backend, Postgres};
 use eldorado_engine::Stake;
 use eldorado_server::store::{BlockStatus, PlayerKind, SaleRequest, Store};
 use std::sync::{mpsc, Arc};
@@ -21,16 +21,7 @@ fn sell_apart(
     let (sent, received) = mpsc::channel();
     let store = Arc::clone(store);
     std::thread::spawn(move || {
-        let taken = store
-            .sell_batch(&requests, START_MS)
-            .unwrap()
-            .into_iter()
-            .map(|o| {
-                let r = sold(o);
-                (r.block, r.ticket.position)
-            })
-            .collect();
-        let _ = sent.send(taken);
+        let _ = sent.send(sell_places(&*store, &requests));
     });
     received
 }

@@ -119,6 +119,19 @@ pub(crate) fn sold(outcome: SaleOutcome) -> SaleRecord {
     }
 }
 
+/// (block, position) of each sale of a batch that must all be sold.
+pub(crate) fn sell_places(store: &dyn Store, requests: &[SaleRequest]) -> Vec<(u64, u32)> {
+    store
+        .sell_batch(requests, START_MS)
+        .unwrap()
+        .into_iter()
+        .map(|o| {
+            let r = sold(o);
+            (r.block, r.ticket.position)
+        })
+        .collect()
+}
+
 pub(crate) fn sell_one(store: &dyn Store, request: SaleRequest, now_ms: u64) -> SaleOutcome {
     let mut outcomes = store.sell_batch(&[request], now_ms).unwrap();
     assert_eq!(outcomes.len(), 1);
@@ -483,16 +496,7 @@ pub fn a_line_keeps_its_open_blocks_on_sale_and_the_pending_one_behind(backend: 
     let requests: Vec<SaleRequest> = (0..3)
         .map(|i| request("ann", Stake::HALF_EURO, &format!("k{i}")))
         .collect();
-    let taken: Vec<(u64, u32)> = store
-        .sell_batch(&requests, START_MS)
-        .unwrap()
-        .into_iter()
-        .map(|o| {
-            let r = sold(o);
-            (r.block, r.ticket.position)
-        })
-        .collect();
-    assert_eq!(taken, [(1, 0), (1, 1), (2, 0)]);
+    assert_eq!(sell_places(&*store, &requests), [(1, 0), (1, 1), (2, 0)]);
     assert_eq!(statuses(&*store), [SoldOut, Open, Open, Open]);
     // Closing one of them leaves the other on sale, nothing waits behind.
     let closed = store.close_block(2).unwrap().unwrap();
