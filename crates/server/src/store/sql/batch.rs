@@ -46,13 +46,6 @@ use std::collections::{HashMap, HashSet};
 /// A player and one of its idempotency keys.
 type Key = (String, String);
 
-/// A row of `BATCH_BY_KEY`.
-enum MadeUnderKey {
-    /// The sale's id and stake.
-    Sale(Key, (u64, u64)),
-    Purchase(PurchaseRecord),
-}
-
 /// How a batch runs; each failure of a run makes the next one stricter.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BatchRun {
@@ -155,25 +148,19 @@ impl BatchCache {
             cache.protection.insert(id, protection);
         }
         let by_key = [Param::Texts(key_players), Param::Texts(keys)];
-        let made = query(conn, &q::BATCH_BY_KEY, &by_key, |r| {
-            Ok(if r.bool(15)? {
+        // A sale's row (TRUE last): its id, key and stake; else a purchase.
+        query(conn, &q::BATCH_BY_KEY, &by_key, |r| {
+            if r.bool(15)? {
                 let key = (r.text(1)?, r.text(2)?);
-                MadeUnderKey::Sale(key, (r.u64(0, "sale id")?, r.u64(5, "stake")?))
+                let sale = (r.u64(0, "sale id")?, r.u64(5, "stake")?);
+                cache.sales.insert(key, Some(sale));
             } else {
-                MadeUnderKey::Purchase(decode::purchase(r)?)
-            })
-        })?;
-        for made in made {
-            match made {
-                MadeUnderKey::Sale(key, sale) => {
-                    cache.sales.insert(key, Some(sale));
-                }
-                MadeUnderKey::Purchase(purchase) => {
-                    let key = (purchase.player_id.clone(), purchase.idempotency_key.clone());
-                    cache.purchases.insert(key, Some(purchase));
-                }
+                let purchase = decode::purchase(r)?;
+                let key = (purchase.player_id.clone(), purchase.idempotency_key.clone());
+                cache.purchases.insert(key, Some(purchase));
             }
-        }
+            Ok(())
+        })?;
         Ok(cache)
     }
 
