@@ -108,7 +108,9 @@ load pg-three-servers-behind-nginx-again 127.0.0.1:18090 | tee "$WORK/three-b"
 load pg-one-server-behind-nginx-again 127.0.0.1:18089 | tee "$WORK/one-b"
 nginx -p "$WORK/nginx-one" -c "$WORK/nginx-one/nginx.conf" -s stop
 plays() { cat "$@" | awk -F'|' '{gsub(/[ ,]/, "", $3); s += $3} END {print s}'; }
-echo "three servers behind nginx / one: $(plays "$WORK/three-a" "$WORK/three-b") / $(plays "$WORK/one-a" "$WORK/one-b") plays/s summed = $(echo "scale=2; $(plays "$WORK/three-a" "$WORK/three-b") / $(plays "$WORK/one-a" "$WORK/one-b")" | bc)"
+three=$(plays "$WORK/three-a" "$WORK/three-b")
+one=$(plays "$WORK/one-a" "$WORK/one-b")
+echo "three servers behind nginx / one: $three / $one plays/s summed = $(echo "scale=2; $three / $one" | bc)"
 
 
 # The next block: close the open 1-euro block on one server, then time
