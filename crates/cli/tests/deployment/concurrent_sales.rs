@@ -30,7 +30,7 @@ fn three_servers_sell_each_ticket_once_and_conserve_money() {
     let runtime = crate::runtime();
     let http = Http::new();
     runtime.block_on(deployment.wait_ready(&http));
-    let urls: Arc<Vec<String>> = Arc::new(deployment.servers.iter().map(|s| s.url("")).collect());
+    let urls = deployment.urls();
 
     // Half-way through, the open 1-euro block is closed on server 0 while
     // every server keeps selling: they all switch to the next block.

@@ -49,7 +49,7 @@ fn three_servers_deal_each_purchase_once_by_the_beacon() {
     let runtime = crate::runtime();
     let http = Http::new();
     runtime.block_on(deployment.wait_ready(&http));
-    let urls: Arc<Vec<String>> = Arc::new(deployment.servers.iter().map(|s| s.url("")).collect());
+    let urls = deployment.urls();
     // The witness, cosigning the shared log through the first server.
     let _witness = witness(dir.path(), &urls[0], WITNESS_SECRET);
 

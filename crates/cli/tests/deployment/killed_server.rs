@@ -28,7 +28,7 @@ fn a_killed_server_loses_no_acknowledged_sale() {
     let runtime = crate::runtime();
     let http = Http::new();
     runtime.block_on(deployment.wait_ready(&http));
-    let urls: Arc<Vec<String>> = Arc::new(deployment.servers.iter().map(|s| s.url("")).collect());
+    let urls = deployment.urls();
     let results = runtime.block_on(async {
         let acknowledged = Arc::new(AtomicUsize::new(0));
 

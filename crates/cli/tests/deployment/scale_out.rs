@@ -76,7 +76,7 @@ fn three_servers_sell_side_by_side_from_three_open_blocks_of_a_line() {
     let runtime = crate::runtime();
     let http = Http::new();
     runtime.block_on(deployment.wait_ready(&http));
-    let urls: Arc<Vec<String>> = Arc::new(deployment.servers.iter().map(|s| s.url("")).collect());
+    let urls = deployment.urls();
     let tally = Arc::new(Tally {
         stretch: AtomicUsize::new(0),
         stop: AtomicBool::new(false),

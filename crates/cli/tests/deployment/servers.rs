@@ -116,6 +116,11 @@ impl Deployment {
         }
     }
 
+    /// Every server's base URL, in order, to share among the clients.
+    pub fn urls(&self) -> std::sync::Arc<Vec<String>> {
+        std::sync::Arc::new(self.servers.iter().map(|s| s.url("")).collect())
+    }
+
     /// Waits until every server answers `/api/config`.
     pub async fn wait_ready(&mut self, http: &Http) {
         let started = Instant::now();

@@ -2,7 +2,7 @@
 //! transaction (another server's batch) holds some of them. SQLite has one
 //! writer at a time, so it has nothing to share.
 
-use crate::suite::{insert_with_open_blocks, request, sell_places, LOSE, REAL};
+use crate::suite::{ann_half_euro, insert_with_open_blocks, sell_places, LOSE, REAL};
 use crate::{Backend, Postgres};
 use eldorado_engine::Stake;
 use eldorado_server::store::{BlockStatus, PlayerKind, SaleRequest, Store};
@@ -26,12 +26,6 @@ fn sell_apart(
     received
 }
 
-fn keys(from: usize, to: usize) -> Vec<SaleRequest> {
-    (from..to)
-        .map(|i| request("ann", Stake::HALF_EURO, &format!("k{i}")))
-        .collect()
-}
-
 #[test]
 fn a_batch_sells_from_the_open_blocks_no_other_batch_holds_and_waits_only_when_all_are_held() {
     let Some(backend) = Postgres::new() else {
@@ -53,7 +47,7 @@ fn a_batch_sells_from_the_open_blocks_no_other_batch_holds_and_waits_only_when_a
 
     // Block 1 is held: the batch sells block 2 dry, then the pending block
     // 3 it opened, never waiting for block 1.
-    let taken = sell_apart(&store, keys(0, 3))
+    let taken = sell_apart(&store, ann_half_euro(0..3))
         .recv_timeout(LIMIT)
         .expect("the batch waited for the held block");
     assert_eq!(taken, [(2, 0), (2, 1), (3, 0)]);
@@ -63,7 +57,7 @@ fn a_batch_sells_from_the_open_blocks_no_other_batch_holds_and_waits_only_when_a
     other
         .execute("SELECT id FROM blocks WHERE id = 3 FOR UPDATE", &[])
         .unwrap();
-    let waiting = sell_apart(&store, keys(3, 4));
+    let waiting = sell_apart(&store, ann_half_euro(3..4));
     let mut watcher = postgres::Client::connect(url, postgres::NoTls).unwrap();
     let started = Instant::now();
     loop {

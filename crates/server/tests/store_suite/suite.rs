@@ -112,6 +112,12 @@ pub(crate) fn request(player: &str, stake: Stake, key: &str) -> SaleRequest {
     }
 }
 
+/// Ann's 0.50 € sales under the keys `k{from}`, `k{from + 1}`… up to `to`.
+pub(crate) fn ann_half_euro(keys: std::ops::Range<usize>) -> Vec<SaleRequest> {
+    keys.map(|i| request("ann", Stake::HALF_EURO, &format!("k{i}")))
+        .collect()
+}
+
 pub(crate) fn sold(outcome: SaleOutcome) -> SaleRecord {
     match outcome {
         SaleOutcome::Sold(record) => record,
@@ -493,21 +499,16 @@ pub fn a_line_keeps_its_open_blocks_on_sale_and_the_pending_one_behind(backend: 
         .unwrap();
     // Alone, a batch sells from the line's first open block; the pending
     // block takes the place of the one that sells out.
-    let requests: Vec<SaleRequest> = (0..3)
-        .map(|i| request("ann", Stake::HALF_EURO, &format!("k{i}")))
-        .collect();
-    assert_eq!(sell_places(&*store, &requests), [(1, 0), (1, 1), (2, 0)]);
+    assert_eq!(
+        sell_places(&*store, &ann_half_euro(0..3)),
+        [(1, 0), (1, 1), (2, 0)]
+    );
     assert_eq!(statuses(&*store), [SoldOut, Open, Open, Open]);
     // Closing one of them leaves the other on sale, nothing waits behind.
     let closed = store.close_block(2).unwrap().unwrap();
     assert_eq!(closed.status, BlockStatus::Closed);
     assert_eq!(status(&*store, 3), Open);
-    let next = sold(sell_one(
-        &*store,
-        request("ann", Stake::HALF_EURO, "k3"),
-        START_MS,
-    ));
-    assert_eq!((next.block, next.ticket.position), (3, 0));
+    assert_eq!(sell_places(&*store, &ann_half_euro(3..4)), [(3, 0)]);
     // Four stakes of 50, one prize of two stakes (position 1 of block 1).
     assert_eq!(balance(&*store, "ann"), 1_000 - 4 * 50 + 100);
     assert_conserved(store.totals().unwrap(), 1_000);
@@ -523,10 +524,7 @@ pub fn a_sold_out_block_rolls_over_to_the_pending_one(backend: &impl Backend) {
         .create_player("ann", PlayerKind::Operator, 1_000)
         .unwrap();
     // One batch crosses the boundary and then runs the second block dry.
-    let requests: Vec<SaleRequest> = (0..6)
-        .map(|i| request("ann", Stake::HALF_EURO, &format!("k{i}")))
-        .collect();
-    let outcomes = store.sell_batch(&requests, START_MS).unwrap();
+    let outcomes = store.sell_batch(&ann_half_euro(0..6), START_MS).unwrap();
     let records: Vec<SaleRecord> = outcomes[..5].iter().cloned().map(sold).collect();
     let taken: Vec<(u64, u32, bool)> = records
         .iter()
