@@ -4,6 +4,7 @@
 //! A new backend adds one `store_suite!` line and nothing else.
 
 mod open_block_locks;
+mod plans;
 mod protection;
 mod suite;
 #[path = "../support/test_database.rs"]

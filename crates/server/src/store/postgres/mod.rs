@@ -88,13 +88,24 @@ pub struct PgConnection {
 
 pub struct Manager(postgres::Config);
 
+/// Every execution of a prepared statement is planned for its values and
+/// the tables as they are. PostgreSQL would otherwise settle, after five
+/// executions, on one plan made for any values; on a new database, made
+/// while the tables are empty, it read the whole sales table for each
+/// batch's keys, and kept doing so as the table grew, until autovacuum
+/// analysed it a minute or more later. Planning costs a few per cent of
+/// the plays per second (docs/BENCHMARKS.md, Deployment).
+const PLAN_EVERY_EXECUTION: &str = "SET plan_cache_mode = force_custom_plan";
+
 impl r2d2::ManageConnection for Manager {
     type Connection = PgConnection;
     type Error = postgres::Error;
 
     fn connect(&self) -> Result<PgConnection, postgres::Error> {
+        let mut client = self.0.connect(NoTls)?;
+        client.batch_execute(PLAN_EVERY_EXECUTION)?;
         Ok(PgConnection {
-            client: self.0.connect(NoTls)?,
+            client,
             statements: HashMap::new(),
         })
     }
