@@ -7,15 +7,22 @@
 #   4. pgbench on the same PostgreSQL: the database's own ceiling.
 # Then how long a new block takes to be listed by every server once the
 # open one is closed. Usage: bench/run-deployment-bench.sh [DURATION=15s]
-# [CONNECTIONS=64]. Needs wrk, nginx, PostgreSQL; only 127.0.0.1 is used.
+# [CONNECTIONS=64]; ELDORADO_BIN runs a given binary instead of building.
+# Needs wrk, nginx, PostgreSQL; only 127.0.0.1 is used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-15s}
 CONNECTIONS=${2:-64}
 WORK=$(mktemp -d /tmp/eldorado-dbench.XXXXXX)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p eldorado-cli
-BIN="$CARGO_TARGET_DIR/release/eldorado"
+# ELDORADO_BIN: a binary already built (to compare two builds), else this
+# checkout's release build.
+if [ -n "${ELDORADO_BIN:-}" ]; then
+    BIN=$ELDORADO_BIN
+else
+    cargo build --release -q -p eldorado-cli
+    BIN="$CARGO_TARGET_DIR/release/eldorado"
+fi
 ADMIN_URL=$(scripts/test-postgres.sh)
 export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
 PIDS=()

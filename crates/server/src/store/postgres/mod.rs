@@ -90,11 +90,12 @@ pub struct Manager(postgres::Config);
 
 /// Every execution of a prepared statement is planned for its values and
 /// the tables as they are. PostgreSQL would otherwise settle, after five
-/// executions, on one plan made for any values; on a new database, made
-/// while the tables are empty, it read the whole sales table for each
-/// batch's keys, and kept doing so as the table grew, until autovacuum
-/// analysed it a minute or more later. Planning costs a few per cent of
-/// the plays per second (docs/BENCHMARKS.md, Deployment).
+/// executions, on one plan for any values; on a new database, made while
+/// the tables are empty, where reading a whole table costs nothing, it was
+/// kept as the tables grew until autovacuum analysed them, a minute or more
+/// later: each batch read the whole sales table for its keys. The planning
+/// has a cost, and `enable_seqscan = off` instead was tried; this measured
+/// steadier (docs/BENCHMARKS.md, Deployment).
 const PLAN_EVERY_EXECUTION: &str = "SET plan_cache_mode = force_custom_plan";
 
 impl r2d2::ManageConnection for Manager {
