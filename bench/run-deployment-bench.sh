@@ -49,7 +49,20 @@ serve() {
     echo "server $1 did not start" >&2; exit 1
 }
 
-# load LABEL ADDR: players with money, then wrk; prints one result line.
+# cpu [PID...]: CPU time, in clock ticks, used so far by those processes,
+# or by the whole machine (wrk, nginx and PostgreSQL included) without any.
+cpu() {
+    if [ $# -eq 0 ]; then
+        awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+        return
+    fi
+    local sum=0 pid
+    for pid in "$@"; do sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+    echo "$sum"
+}
+
+# load LABEL ADDR PID...: players with money, then wrk; prints one result
+# line, with the CPU time per play of the servers PID... and of the machine.
 load() {
     local tokens="$WORK/tokens-$1.txt"
     : > "$tokens"
@@ -60,23 +73,31 @@ load() {
         curl -sf -X POST "http://$2/api/operator/sessions" -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
             -d "{\"player_id\":\"$1-$i\"}" | python3 -c 'import sys,json; print(json.load(sys.stdin)["token"])' >> "$tokens"
     done
+    local servers_before machine_before
+    servers_before=$(cpu "${@:3}")
+    machine_before=$(cpu)
     TOKENS_FILE="$tokens" wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/play.lua "http://$2" > "$WORK/wrk-$1.txt"
-    python3 - "$1" "$WORK/wrk-$1.txt" <<'PY'
+    python3 - "$1" "$WORK/wrk-$1.txt" "$(getconf CLK_TCK)" \
+        "$(($(cpu "${@:3}") - servers_before))" "$(($(cpu) - machine_before))" <<'PY'
 import re, sys
-text = open(sys.argv[2]).read()
+label, path, hz, servers, machine = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+text = open(path).read()
 rps = re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)
+plays = int(re.search(r"(\d+) requests in", text).group(1))
 lat = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", text, re.M))
 bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
 errors = re.search(r"Socket errors: (.*)", text)
-print(f"| {sys.argv[1]} | {float(rps):,.0f} | {lat.get('50')} | {lat.get('99')} | "
-      f"{bad.group(1) if bad else 0} non-2xx{'; ' + errors.group(1) if errors else ''} |")
+per_play = lambda ticks: f"{ticks * 1000 / hz / max(plays, 1):.3f}"
+print(f"| {label} | {float(rps):,.0f} | {lat.get('50')} | {lat.get('99')} | "
+      f"{bad.group(1) if bad else 0} non-2xx{'; ' + errors.group(1) if errors else ''} | "
+      f"{per_play(servers)} | {per_play(machine)} |")
 PY
 }
 
-echo "| setup | plays/s | p50 | p99 | errors |"
-echo "|---|---:|---:|---:|---|"
+echo "| setup | plays/s | p50 | p99 | errors | servers' CPU ms/play | machine's CPU ms/play |"
+echo "|---|---:|---:|---:|---|---:|---:|"
 serve sqlite 18091 "sqlite:$WORK/sqlite/eldorado.sqlite3"
-load sqlite 127.0.0.1:18091
+load sqlite 127.0.0.1:18091 "${PIDS[0]}"
 kill "${PIDS[0]}"
 
 psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" -c "CREATE DATABASE eldorado_bench"
@@ -86,7 +107,7 @@ PG_URL="${ADMIN_URL%/*}/eldorado_bench"
 # (docs/DEPLOYMENT.md); the one-server runs use the same database and flag.
 PG_FLAGS=(--open-blocks-per-line 3)
 serve pg1 18092 "$PG_URL" "${PG_FLAGS[@]}"
-load pg-one-server 127.0.0.1:18092
+load pg-one-server 127.0.0.1:18092 "${PIDS[1]}"
 
 # balancer DIR LISTEN PORT...: nginx (deploy/nginx/) in front of the servers
 # on those ports.
@@ -109,10 +130,10 @@ serve pg2 18093 "$PG_URL" "${PG_FLAGS[@]}"
 serve pg3 18094 "$PG_URL" "${PG_FLAGS[@]}"
 balancer "$WORK/nginx-one" 127.0.0.1:18089 18092
 balancer "$WORK/nginx" 127.0.0.1:18090 18092 18093 18094
-load pg-one-server-behind-nginx 127.0.0.1:18089 | tee "$WORK/one-a"
-load pg-three-servers-behind-nginx 127.0.0.1:18090 | tee "$WORK/three-a"
-load pg-three-servers-behind-nginx-again 127.0.0.1:18090 | tee "$WORK/three-b"
-load pg-one-server-behind-nginx-again 127.0.0.1:18089 | tee "$WORK/one-b"
+load pg-one-server-behind-nginx 127.0.0.1:18089 "${PIDS[1]}" | tee "$WORK/one-a"
+load pg-three-servers-behind-nginx 127.0.0.1:18090 "${PIDS[@]:1:3}" | tee "$WORK/three-a"
+load pg-three-servers-behind-nginx-again 127.0.0.1:18090 "${PIDS[@]:1:3}" | tee "$WORK/three-b"
+load pg-one-server-behind-nginx-again 127.0.0.1:18089 "${PIDS[1]}" | tee "$WORK/one-b"
 nginx -p "$WORK/nginx-one" -c "$WORK/nginx-one/nginx.conf" -s stop
 plays() { cat "$@" | awk -F'|' '{gsub(/[ ,]/, "", $3); s += $3} END {print s}'; }
 three=$(plays "$WORK/three-a" "$WORK/three-b")
@@ -155,5 +176,5 @@ tps = float(re.search(r"tps = ([\d.]+)", text).group(1))
 lat = re.search(r"latency average = ([\d.]+) ms", text).group(1)
 failed = re.search(r"number of failed transactions: (\d+)", text)
 print(f"| pgbench TPC-B-like, {sys.argv[2]} clients (transactions/s) | {tps:,.0f} | {lat} ms (average) | | "
-      f"{failed.group(1) if failed else 0} failed |")
+      f"{failed.group(1) if failed else 0} failed | | |")
 PY

@@ -38,6 +38,12 @@ if [ "$(psql_admin -c "SELECT 1 FROM pg_roles WHERE rolname = '$ROLE'")" != 1 ];
     say "creating role $ROLE (may create databases: one per test)"
     psql_admin -c "CREATE ROLE $ROLE LOGIN CREATEDB PASSWORD '$PASSWORD'" >&2
 fi
+# A test drops its database WITH (FORCE), which ends the sessions still on
+# it; an autovacuum worker's is no role's, and only pg_signal_backend may
+# end it (without it the drop failed and the database stayed behind).
+if [ "$(psql_admin -c "SELECT pg_has_role('$ROLE', 'pg_signal_backend', 'MEMBER')")" != t ]; then
+    psql_admin -c "GRANT pg_signal_backend TO $ROLE" >&2
+fi
 if [ "$(psql_admin -c "SELECT 1 FROM pg_database WHERE datname = '$DB'")" != 1 ]; then
     psql_admin -c "CREATE DATABASE $DB OWNER $ROLE" >&2
 fi

@@ -4,7 +4,7 @@
 //! Merkle trees that prove each sale.
 
 use crate::keys::os_random;
-use crate::store::{BlockRecord, BlockSeeding, BlockStatus, Store, StoreError};
+use crate::store::{BlockRecord, BlockSeeding, BlockStatus, LeaseKind, Store, StoreError};
 use eldorado_engine::generate::demo_rng;
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::{
@@ -199,7 +199,7 @@ impl BlockBook {
     fn fill(&self, wait: bool) -> Result<(), BlockError> {
         let _one_filler = self.filling.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(_lease) = self.store.try_generation_lease()? {
+            if let Some(_lease) = self.store.try_lease(LeaseKind::Generation)? {
                 self.holding_lease.store(true, Ordering::SeqCst);
                 let filled = self.fill_under_lease();
                 self.holding_lease.store(false, Ordering::SeqCst);

@@ -108,16 +108,27 @@ pub async fn serve_on(
 }
 
 /// Logs what was stored and signs a checkpoint every
-/// `--checkpoint-interval-ms`, and at once after purchases, passes back to
-/// back while a backlog remains.
+/// `--checkpoint-interval-ms` while this server holds the sequencing lease,
+/// and at once after its purchases (a purchase waits for its record, so
+/// without the lease too), passes back to back while a backlog remains.
 async fn sequence_log(state: AppState) {
     let mut every = tokio::time::interval(state.config.log.checkpoint_interval);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut lease = None;
     loop {
-        tokio::select! {
-            _ = every.tick() => {}
+        let kicked = tokio::select! {
+            _ = every.tick() => false,
             // A purchase waits for its record before its round.
-            _ = state.log_kick.notified() => {}
+            _ = state.log_kick.notified() => true,
+        };
+        let held = lease.take();
+        lease = state
+            .blocking(move |s| Ok(s.sequencing_lease(held)))
+            .await
+            .unwrap_or(None);
+        metrics::sequencing_lease(lease.is_some());
+        if lease.is_none() && !kicked {
+            continue;
         }
         loop {
             let pass = state

@@ -81,6 +81,11 @@ pub fn bought(stake_cents: u64) {
     metrics::counter!(STAKES).increment(stake_cents);
 }
 
+/// Whether this server runs the public log's sequencer on its interval.
+pub fn sequencing_lease(held: bool) {
+    metrics::gauge!("eldorado_sequencing_lease_held").set(f64::from(u8::from(held)));
+}
+
 /// Purchases dealt: their prizes are out.
 pub fn dealt(deals: &[crate::store::deal::Dealt]) {
     metrics::counter!(DEALS).increment(deals.len() as u64);

@@ -14,7 +14,7 @@ use crate::sales::SaleDesk;
 use crate::seamless_wallet::SeamlessWallet;
 use crate::seed_policy::{self, SeedPolicyError};
 use crate::sessions::Sessions;
-use crate::store::{SaleRecord, Store, StoreError};
+use crate::store::{Lease, LeaseKind, SaleRecord, Store, StoreError};
 use eldorado_engine::commit::public_key_of;
 use eldorado_engine::{PublicKeyBytes, Sale, SignedCommitment, SignedSale, SigningKey};
 use std::collections::HashMap;
@@ -377,6 +377,28 @@ impl AppState {
         eldorado_engine::transparency::LogEntry::sign_purchase(purchase.message(), &self.key)
             .and_then(|entry| entry.to_leaf())
             .map_err(ApiError::internal)
+    }
+
+    /// The lease to run the public log's sequencer on its interval: `held`
+    /// while its session stands, else taken if no other server holds it.
+    pub fn sequencing_lease(&self, held: Option<Lease>) -> Option<Lease> {
+        if let Some(mut lease) = held {
+            if lease.still_held() {
+                return Some(lease);
+            }
+            tracing::warn!("the sequencing lease was lost with its database session");
+        }
+        match self.store.try_lease(LeaseKind::Sequencing) {
+            Ok(Some(lease)) => {
+                tracing::info!("this server now runs the public log's sequencer");
+                Some(lease)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, "asking for the sequencing lease");
+                None
+            }
+        }
     }
 
     /// One pass of the public log's sequencer (`public_log::sequence_once`).

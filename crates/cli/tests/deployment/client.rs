@@ -57,6 +57,14 @@ impl Http {
             .await
     }
 
+    /// The server's `/metrics` text, or the failure.
+    pub async fn metrics(&self, base: &str) -> Result<String, String> {
+        let url = format!("{base}/metrics");
+        let response = self.0.get(&url).bearer_auth(API_KEY).send().await;
+        let response = response.map_err(|e| format!("{url}: {e}"))?;
+        response.text().await.map_err(|e| format!("{url}: {e}"))
+    }
+
     /// An operator (real-money) player `player_id` opened on the server at
     /// `base` and credited `cents`; returns its session token. The servers
     /// of a deployment run without `--demo`, so demo players are refused

@@ -201,32 +201,11 @@ fn three_servers_sell_each_ticket_once_and_conserve_money() {
         .get(0);
     assert_eq!(open, 3);
 
-    // The three servers' sequencers kept one public log: each record once
+    // The deployment's sequencer kept one public log: each record once
     // (one snapshot: records = what is marked logged), every sale logged
     // within a bounded wait, and the whole log audits clean (the closed
     // block's export included).
-    let started = std::time::Instant::now();
-    loop {
-        let row = sql
-            .query_one(
-                "SELECT (SELECT COUNT(*) FROM log_records), \
-                 (SELECT COUNT(*) FROM sales WHERE log_index IS NOT NULL) \
-                 + (SELECT COUNT(*) FROM blocks WHERE log_index IS NOT NULL), \
-                 (SELECT COUNT(*) FROM sales WHERE log_index IS NULL)",
-                &[],
-            )
-            .unwrap();
-        let (records, marked, unlogged): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
-        assert_eq!(records, marked);
-        if unlogged == 0 {
-            break;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(60),
-            "{unlogged} sales never logged"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    crate::wait_until_every_sale_is_logged(&mut sql);
     let audit = std::process::Command::new(env!("CARGO_BIN_EXE_eldorado"))
         .args(["log", "audit", &urls[1]])
         .env("NO_COLOR", "1")

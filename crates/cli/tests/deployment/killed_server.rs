@@ -1,6 +1,7 @@
-//! A server killed (SIGKILL) in the middle of the load: its clients retry
-//! on the other servers with the same idempotency keys. No sale is made
-//! twice, and no acknowledged sale is lost.
+//! A server killed (SIGKILL) in the middle of the load, the one that runs
+//! the public log's sequencer: its clients retry on the other servers with
+//! the same idempotency keys. No sale is made twice, no acknowledged sale is
+//! lost, and another server takes the sequencer over and logs every sale.
 
 use crate::client::Http;
 use crate::servers::Deployment;
@@ -29,6 +30,7 @@ fn a_killed_server_loses_no_acknowledged_sale() {
     let http = Http::new();
     runtime.block_on(deployment.wait_ready(&http));
     let urls = deployment.urls();
+    let killed = runtime.block_on(deployment.sequencer(&http));
     let results = runtime.block_on(async {
         let acknowledged = Arc::new(AtomicUsize::new(0));
 
@@ -38,7 +40,7 @@ fn a_killed_server_loses_no_acknowledged_sale() {
                 (http.clone(), Arc::clone(&urls), Arc::clone(&acknowledged));
             tasks.push(tokio::spawn(async move {
                 // Every client starts on its home server, a third on the one killed.
-                let home = c % SERVERS;
+                let home = (killed + c) % SERVERS;
                 let player_id = format!("killed-{c:02}");
                 let token = http.operator_player(&urls[home], &player_id, 5_000).await;
                 // Idempotency key → (sale id, block, position), as acknowledged.
@@ -81,10 +83,10 @@ fn a_killed_server_loses_no_acknowledged_sale() {
                 (player_id, mine)
             }));
         }
-        // Kill server 0 once a third of the plays are acknowledged, while the
-        // rest are in flight.
+        // Kill the sequencer's server once a third of the plays are
+        // acknowledged, while the rest are in flight.
         crate::wait_for(&acknowledged, CLIENTS * PLAYS / 3, &tasks).await;
-        deployment.servers[0].kill();
+        deployment.servers[killed].kill();
         let mut results = Vec::new();
         for task in tasks {
             results.push(task.await.unwrap());
@@ -122,4 +124,7 @@ fn a_killed_server_loses_no_acknowledged_sale() {
         assert_eq!(balance + 100 * PLAYS as i64, 5_000 + prizes, "{player}");
     }
     crate::assert_sales_each_of_their_own_ticket(&mut sql, CLIENTS * PLAYS);
+    let successor = runtime.block_on(deployment.sequencer(&http));
+    assert_ne!(successor, killed);
+    crate::wait_until_every_sale_is_logged(&mut sql);
 }

@@ -57,6 +57,33 @@ fn assert_sales_each_of_their_own_ticket(sql: &mut postgres::Client, sales: usiz
     assert_eq!((count, distinct), (sales as i64, sales as i64));
 }
 
+/// Waits (a minute at most) until every sale is on the public log, each
+/// record once: one snapshot, where records = what is marked logged.
+fn wait_until_every_sale_is_logged(sql: &mut postgres::Client) {
+    let started = std::time::Instant::now();
+    loop {
+        let row = sql
+            .query_one(
+                "SELECT (SELECT COUNT(*) FROM log_records), \
+                 (SELECT COUNT(*) FROM sales WHERE log_index IS NOT NULL) \
+                 + (SELECT COUNT(*) FROM blocks WHERE log_index IS NOT NULL), \
+                 (SELECT COUNT(*) FROM sales WHERE log_index IS NULL)",
+                &[],
+            )
+            .unwrap();
+        let (records, marked, unlogged): (i64, i64, i64) = (row.get(0), row.get(1), row.get(2));
+        assert_eq!(records, marked);
+        if unlogged == 0 {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{unlogged} sales never logged"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// Waits until `count` plays are acknowledged, or until a client has
 /// stopped (a failed client must fail the test, not hang it), or a minute.
 async fn wait_for<T>(

@@ -147,6 +147,36 @@ impl Deployment {
         }
     }
 
+    /// The index of the one live server that runs the public log's
+    /// sequencer on its interval, once exactly one says so on `/metrics`
+    /// (each says it at every interval; one that died let go of the lease).
+    pub async fn sequencer(&self, http: &Http) -> usize {
+        let started = Instant::now();
+        loop {
+            let mut holders = Vec::new();
+            for (i, server) in self.servers.iter().enumerate() {
+                if server.child.is_none() {
+                    continue;
+                }
+                let scrape = http.metrics(&server.url("")).await.unwrap_or_default();
+                if scrape
+                    .lines()
+                    .any(|l| l == "eldorado_sequencing_lease_held 1")
+                {
+                    holders.push(i);
+                }
+            }
+            if let [one] = holders[..] {
+                return one;
+            }
+            assert!(
+                started.elapsed() < READY_WITHIN,
+                "no single sequencer: {holders:?} hold the lease"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// A direct connection to the deployment's database, for assertions.
     pub fn sql(&self) -> postgres::Client {
         postgres::Client::connect(&self.url, postgres::NoTls).expect("connects")

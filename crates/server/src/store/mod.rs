@@ -26,7 +26,7 @@ pub mod wallet;
 
 use eldorado_api::{AuditActor, AuditEntry, LimitReached, Protection};
 use eldorado_engine::{Block, ClientNonce, Hash, Money, Params, SignedCommitment, Stake, Ticket};
-pub use lease::GenerationLease;
+pub use lease::{Holding, Lease, LeaseKind};
 use protection::{ProtectionDefaults, ProtectionUpdate, UpdateRefusal};
 use seamless::{Release, ReserveOutcome, Settled};
 use serde::Serialize;
@@ -637,11 +637,11 @@ pub trait Store: Send + Sync + 'static {
     /// Every recorded change of the player's protection, newest first.
     fn protection_audit(&self, player_id: &str) -> StoreResult<Vec<AuditEntry>>;
 
-    /// The right to generate blocks, held by one process of a deployment at
-    /// a time; `None` while another process holds it. A backend used by one
-    /// process only always grants it (the book serialises its own threads).
-    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
-        Ok(Some(GenerationLease::local()))
+    /// A right held by one process of a deployment at a time; `None` while
+    /// another process holds it. A backend used by one process only always
+    /// grants it (the book serialises its own threads).
+    fn try_lease(&self, _kind: LeaseKind) -> StoreResult<Option<Lease>> {
+        Ok(Some(Lease::local()))
     }
     /// A 32-byte secret shared by every process of the deployment: the
     /// stored one, or `fresh`, stored now if there was none (so it is

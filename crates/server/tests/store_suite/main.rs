@@ -3,6 +3,7 @@
 //! durability); `store_suite!` turns each case into a test for one backend.
 //! A new backend adds one `store_suite!` line and nothing else.
 
+mod leases;
 mod open_block_locks;
 mod plans;
 mod protection;
@@ -28,6 +29,7 @@ pub trait Backend {
 
 /// Every case, wherever it is written.
 mod cases {
+    pub use crate::leases::*;
     pub use crate::protection::*;
     pub use crate::suite::*;
 }
@@ -89,6 +91,7 @@ macro_rules! all_cases {
                 a_purchase_names_the_round_of_its_logging,
                 the_consoles_reads_agree_with_the_sales,
                 failed_wallet_calls_are_counted_by_reason,
+                one_store_at_a_time_holds_each_lease,
             ]
         );
     };

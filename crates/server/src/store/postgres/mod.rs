@@ -23,7 +23,8 @@ mod schema;
 use super::sql::batch::{BatchCache, BatchRun};
 use super::sql::{access, Backend, Conn, Dialect, Param, Row, Sql, SqlStore, Value};
 use super::{
-    corrupt, BlockSeeding, BlockStatus, GenerationLease, SaleRequest, StoreError, StoreResult,
+    corrupt, BlockSeeding, BlockStatus, Holding, Lease, LeaseKind, SaleRequest, StoreError,
+    StoreResult,
 };
 use crate::clock::Clock;
 use bytes::BytesMut;
@@ -55,6 +56,8 @@ const CHECKOUT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The advisory lock key of block generation (any constant shared by all
 /// servers, distinct from the migration lock).
 const GENERATION_LOCK: i64 = 0x0e1d_0002;
+/// The advisory lock key of the public log's sequencer.
+const SEQUENCING_LOCK: i64 = 0x0e1d_0003;
 
 impl From<postgres::Error> for StoreError {
     fn from(e: postgres::Error) -> StoreError {
@@ -268,6 +271,8 @@ fn off_async<T>(f: impl FnOnce() -> T) -> T {
 
 pub struct Postgres {
     pool: Pool,
+    /// Connects outside the pool: a lease's own connection.
+    manager: Manager,
 }
 
 impl SqlStore<Postgres> {
@@ -287,9 +292,10 @@ impl SqlStore<Postgres> {
             // A connection broken by a restart or a failover is found out
             // when taken, and replaced by a fresh one.
             .test_on_check_out(true)
-            .build(Manager(config))?;
+            .build(Manager(config.clone()))?;
         off_async(|| schema::migrate(&mut pool.get()?.client))?;
-        Ok(SqlStore::new(Postgres { pool }, clock))
+        let manager = Manager(config);
+        Ok(SqlStore::new(Postgres { pool, manager }, clock))
     }
 }
 
@@ -349,20 +355,31 @@ fn lock_batch(
     Ok(())
 }
 
-/// The generation lock, held on its own connection for the life of the
-/// lease. A server that dies loses its connection, and PostgreSQL frees the
-/// lock with it, so another server takes over generation.
-struct HeldLock(Pooled);
+/// A lease's advisory lock, held by a connection of its own (outside the
+/// pool, so that a small pool is never short of one) for the life of the
+/// lease. Dropping it closes the session and PostgreSQL frees the lock; a
+/// server that dies, or a failover, ends the session the same way, and
+/// another server takes the lease over.
+struct HeldLock(Option<PgConnection>);
+
+/// How long a lease's holder waits to learn that its session still stands.
+const LEASE_CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+impl Holding for HeldLock {
+    fn still_held(&mut self) -> bool {
+        self.0
+            .as_mut()
+            .is_some_and(|own| off_async(|| own.client.is_valid(LEASE_CHECK_TIMEOUT)).is_ok())
+    }
+}
 
 impl Drop for HeldLock {
+    /// Closing a connection waits for its end on the connection's own
+    /// runtime, which must not run inside another: a lease may be dropped
+    /// by an async task (a server shutting down), so it closes elsewhere.
     fn drop(&mut self) {
-        let unlock = off_async(|| {
-            self.0
-                .client
-                .execute("SELECT pg_advisory_unlock($1)", &[&GENERATION_LOCK])
-        });
-        if let Err(e) = unlock {
-            tracing::warn!(error = %e, "releasing the generation lock (the session ends anyway)");
+        if let Some(own) = self.0.take() {
+            std::thread::spawn(move || drop(own));
         }
     }
 }
@@ -479,14 +496,34 @@ impl Backend for Postgres {
         ))
     }
 
-    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
+    /// Whether the lock is free is asked on a pooled connection (and the
+    /// lock given straight back), so that a server that does not get the
+    /// lease opens no connection; only then does a connection of its own
+    /// take it, if no other server took it meanwhile.
+    fn try_lease(&self, kind: LeaseKind) -> StoreResult<Option<Lease>> {
+        let key = match kind {
+            LeaseKind::Generation => GENERATION_LOCK,
+            LeaseKind::Sequencing => SEQUENCING_LOCK,
+        };
         off_async(|| {
-            let mut pooled = self.client()?;
-            let got: bool = pooled
+            let free: bool = self
+                .client()?
                 .client
-                .query_one("SELECT pg_try_advisory_lock($1)", &[&GENERATION_LOCK])?
+                .query_one(
+                    "SELECT CASE WHEN pg_try_advisory_lock($1) \
+                     THEN pg_advisory_unlock($1) ELSE false END",
+                    &[&key],
+                )?
                 .try_get(0)?;
-            Ok(got.then(|| GenerationLease::new(HeldLock(pooled))))
+            if !free {
+                return Ok(None);
+            }
+            let mut own = r2d2::ManageConnection::connect(&self.manager)?;
+            let got: bool = own
+                .client
+                .query_one("SELECT pg_try_advisory_lock($1)", &[&key])?
+                .try_get(0)?;
+            Ok(got.then(|| Lease::new(HeldLock(Some(own)))))
         })
     }
 

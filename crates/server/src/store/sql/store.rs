@@ -13,10 +13,10 @@ use crate::store::seamless::{self, Release, ReserveOutcome, Settled};
 use crate::store::tx::ProtectionTx;
 use crate::store::tx::QueuedOutboxItem;
 use crate::store::{
-    sale_batch, switch_over, wallet, BlockRecord, BlockSeeding, BlockStatus, DaySales,
-    GenerationLease, NewPlayer, NewSession, OutboxFailure, PlayerKind, PlayerRecord,
-    PurchaseRecord, SaleOutcome, SaleRecord, SaleRequest, SalesBucket, SessionOpened,
-    SessionRecord, Store, StoreResult, Totals, Transfer, TransferOutcome,
+    sale_batch, switch_over, wallet, BlockRecord, BlockSeeding, BlockStatus, DaySales, Lease,
+    LeaseKind, NewPlayer, NewSession, OutboxFailure, PlayerKind, PlayerRecord, PurchaseRecord,
+    SaleOutcome, SaleRecord, SaleRequest, SalesBucket, SessionOpened, SessionRecord, Store,
+    StoreResult, Totals, Transfer, TransferOutcome,
 };
 use eldorado_api::{AuditActor, AuditEntry, Protection};
 use eldorado_engine::{Block, Hash, SignedCommitment, Ticket};
@@ -54,8 +54,8 @@ pub trait Backend: Send + Sync + 'static {
         open_per_line: u32,
         now_ms: u64,
     ) -> StoreResult<BlockStatus>;
-    /// See [`Store::try_generation_lease`].
-    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>>;
+    /// See [`Store::try_lease`].
+    fn try_lease(&self, kind: LeaseKind) -> StoreResult<Option<Lease>>;
     /// (in use, idle) connections of a pool, if the backend has one.
     fn pool_state(&self) -> Option<(u32, u32)> {
         None
@@ -626,8 +626,8 @@ impl<B: Backend> Store for SqlStore<B> {
         self.backend.read(|c| c.audit(player_id))
     }
 
-    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
-        self.backend.try_generation_lease()
+    fn try_lease(&self, kind: LeaseKind) -> StoreResult<Option<Lease>> {
+        self.backend.try_lease(kind)
     }
 
     fn shared_secret(&self, name: &str, fresh: [u8; 32]) -> StoreResult<Option<[u8; 32]>> {

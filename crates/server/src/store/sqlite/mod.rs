@@ -15,7 +15,9 @@ mod schema;
 pub(crate) use schema::MIGRATIONS;
 
 use super::sql::{access, text as q, Backend, Conn, Dialect, Param, Row, Sql, SqlStore, Value};
-use super::{corrupt, BlockSeeding, BlockStatus, GenerationLease, StoreError, StoreResult};
+use super::{
+    corrupt, BlockSeeding, BlockStatus, Holding, Lease, LeaseKind, StoreError, StoreResult,
+};
 use crate::clock::Clock;
 use eldorado_engine::{Block, SignedCommitment};
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -37,21 +39,23 @@ const STATEMENT_CACHE: usize = 128;
 /// wait at most one chunk for the writer.
 const TICKET_CHUNK: usize = 25_000;
 
-/// Database files whose generation lease a store of this process holds.
-/// One process may open a file twice (a second server on a data directory
-/// in the tests): without this, both books would read the same next block
-/// id and generate it twice.
-static LEASED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+/// The leases a store of this process holds, by database file. One process
+/// may open a file twice (a second server on a data directory in the
+/// tests): without this, both books would read the same next block id and
+/// generate it twice.
+static LEASED: Mutex<BTreeSet<(LeaseKind, PathBuf)>> = Mutex::new(BTreeSet::new());
 
-/// Gives a file's lease back when the `GenerationLease` holding it drops.
-struct LeasedFile(PathBuf);
+/// Gives a file's lease back when the `Lease` holding it drops.
+struct LeasedFile(LeaseKind, PathBuf);
+
+impl Holding for LeasedFile {}
 
 impl Drop for LeasedFile {
     fn drop(&mut self) {
         LEASED
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.0);
+            .remove(&(self.0, self.1.clone()));
     }
 }
 
@@ -327,11 +331,11 @@ impl Backend for Sqlite {
 
     /// One store of this process at a time per database file; another
     /// process must not open the file while a server runs on it.
-    fn try_generation_lease(&self) -> StoreResult<Option<GenerationLease>> {
+    fn try_lease(&self, kind: LeaseKind) -> StoreResult<Option<Lease>> {
         let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
-        if !leased.insert(self.file.clone()) {
+        if !leased.insert((kind, self.file.clone())) {
             return Ok(None);
         }
-        Ok(Some(GenerationLease::new(LeasedFile(self.file.clone()))))
+        Ok(Some(Lease::new(LeasedFile(kind, self.file.clone()))))
     }
 }

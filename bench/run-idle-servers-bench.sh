@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The CPU that servers which sell nothing spend while another server of the
+# deployment sells: three servers on one PostgreSQL database, wrk's
+# connections all on the first. Usage: bench/run-idle-servers-bench.sh
+# [DURATION=10s] [CONNECTIONS=64]; ELDORADO_BIN runs a given binary instead
+# of building. Needs wrk and PostgreSQL; only 127.0.0.1 is used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${1:-10s}
+CONNECTIONS=${2:-64}
+WORK=$(mktemp -d /tmp/eldorado-idle.XXXXXX)
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+if [ -n "${ELDORADO_BIN:-}" ]; then
+    BIN=$ELDORADO_BIN
+else
+    cargo build --release -q -p eldorado-cli
+    BIN="$CARGO_TARGET_DIR/release/eldorado"
+fi
+ADMIN_URL=$(scripts/test-postgres.sh)
+export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_idle_bench WITH (FORCE)" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_idle_bench WITH (FORCE)" -c "CREATE DATABASE eldorado_idle_bench"
+PG_URL="${ADMIN_URL%/*}/eldorado_idle_bench"
+for i in 1 2 3; do
+    mkdir -p "$WORK/$i"
+    "$BIN" serve --addr "127.0.0.1:1810$i" --data "$WORK/$i" --web . --database "$PG_URL" \
+        --demo-players-per-minute 100000 --sales-per-second 1000000 --max-in-flight 4096 \
+        --open-blocks-per-line 3 > "$WORK/$i/server.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:1810$i/api/config" >/dev/null && break; sleep 0.5; done
+done
+: > "$WORK/tokens"
+for i in $(seq 1 "$CONNECTIONS"); do
+    curl -sf -X POST "http://127.0.0.1:18101/api/operator/players/p-$i/credit" \
+        -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
+        -d "{\"amount_cents\":100000000,\"reference\":\"p-$i\"}" > /dev/null
+    curl -sf -X POST "http://127.0.0.1:18101/api/operator/sessions" -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
+        -d "{\"player_id\":\"p-$i\"}" | python3 -c 'import sys,json; print(json.load(sys.stdin)["token"])' >> "$WORK/tokens"
+done
+# CPU time of each server so far, in clock ticks.
+ticks() { for pid in "${PIDS[@]}"; do awk '{ print $14 + $15 }' "/proc/$pid/stat"; done; }
+mapfile -t before < <(ticks)
+TOKENS_FILE="$WORK/tokens" wrk -t2 -c"$CONNECTIONS" -d"$DURATION" -s bench/play.lua http://127.0.0.1:18101 > "$WORK/wrk.txt"
+mapfile -t after < <(ticks)
+plays=$(awk '/requests in/ { print $1 }' "$WORK/wrk.txt")
+hz=$(getconf CLK_TCK)
+echo "plays: $plays in $DURATION, all on the first server"
+for i in 0 1 2; do
+    used=$(( after[i] - before[i] ))
+    echo "server $((i + 1)): $(echo "scale=2; $used / $hz" | bc) s of CPU, $(echo "scale=4; $used * 1000 / $hz / $plays" | bc) ms per play"
+done
