@@ -14,17 +14,7 @@ cd "$(dirname "$0")/.."
 DURATION=${1:-15s}
 CONNECTIONS=${2:-64}
 WORK=$(mktemp -d /tmp/eldorado-dbench.XXXXXX)
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-# ELDORADO_BIN: a binary already built (to compare two builds), else this
-# checkout's release build.
-if [ -n "${ELDORADO_BIN:-}" ]; then
-    BIN=$ELDORADO_BIN
-else
-    cargo build --release -q -p eldorado-cli
-    BIN="$CARGO_TARGET_DIR/release/eldorado"
-fi
-ADMIN_URL=$(scripts/test-postgres.sh)
-export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
+. bench/deployment-common.sh
 PIDS=()
 cleanup() {
     for dir in "$WORK/nginx" "$WORK/nginx-one"; do
@@ -49,30 +39,11 @@ serve() {
     echo "server $1 did not start" >&2; exit 1
 }
 
-# cpu [PID...]: CPU time, in clock ticks, used so far by those processes,
-# or by the whole machine (wrk, nginx and PostgreSQL included) without any.
-cpu() {
-    if [ $# -eq 0 ]; then
-        awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
-        return
-    fi
-    local sum=0 pid
-    for pid in "$@"; do sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
-    echo "$sum"
-}
-
 # load LABEL ADDR PID...: players with money, then wrk; prints one result
 # line, with the CPU time per play of the servers PID... and of the machine.
 load() {
     local tokens="$WORK/tokens-$1.txt"
-    : > "$tokens"
-    for i in $(seq 1 "$CONNECTIONS"); do
-        curl -sf -X POST "http://$2/api/operator/players/$1-$i/credit" \
-            -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
-            -d "{\"amount_cents\":100000000,\"reference\":\"$1-$i\"}" > /dev/null
-        curl -sf -X POST "http://$2/api/operator/sessions" -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
-            -d "{\"player_id\":\"$1-$i\"}" | python3 -c 'import sys,json; print(json.load(sys.stdin)["token"])' >> "$tokens"
-    done
+    players "$2" "$1" "$tokens"
     local servers_before machine_before
     servers_before=$(cpu "${@:3}")
     machine_before=$(cpu)

@@ -9,15 +9,7 @@ cd "$(dirname "$0")/.."
 DURATION=${1:-10s}
 CONNECTIONS=${2:-64}
 WORK=$(mktemp -d /tmp/eldorado-idle.XXXXXX)
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-if [ -n "${ELDORADO_BIN:-}" ]; then
-    BIN=$ELDORADO_BIN
-else
-    cargo build --release -q -p eldorado-cli
-    BIN="$CARGO_TARGET_DIR/release/eldorado"
-fi
-ADMIN_URL=$(scripts/test-postgres.sh)
-export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
+. bench/deployment-common.sh
 PIDS=()
 cleanup() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
@@ -33,18 +25,11 @@ for i in 1 2 3; do
         --demo-players-per-minute 100000 --sales-per-second 1000000 --max-in-flight 4096 \
         --open-blocks-per-line 3 > "$WORK/$i/server.log" 2>&1 &
     PIDS+=($!)
-    for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:1810$i/api/config" >/dev/null && break; sleep 0.5; done
+    for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:1810$i/api/config" >/dev/null && continue 2; sleep 0.5; done
+    echo "server $i did not start" >&2; exit 1
 done
-: > "$WORK/tokens"
-for i in $(seq 1 "$CONNECTIONS"); do
-    curl -sf -X POST "http://127.0.0.1:18101/api/operator/players/p-$i/credit" \
-        -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
-        -d "{\"amount_cents\":100000000,\"reference\":\"p-$i\"}" > /dev/null
-    curl -sf -X POST "http://127.0.0.1:18101/api/operator/sessions" -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
-        -d "{\"player_id\":\"p-$i\"}" | python3 -c 'import sys,json; print(json.load(sys.stdin)["token"])' >> "$WORK/tokens"
-done
-# CPU time of each server so far, in clock ticks.
-ticks() { for pid in "${PIDS[@]}"; do awk '{ print $14 + $15 }' "/proc/$pid/stat"; done; }
+players 127.0.0.1:18101 p "$WORK/tokens"
+ticks() { for pid in "${PIDS[@]}"; do cpu "$pid"; done; }
 mapfile -t before < <(ticks)
 TOKENS_FILE="$WORK/tokens" wrk -t2 -c"$CONNECTIONS" -d"$DURATION" -s bench/play.lua http://127.0.0.1:18101 > "$WORK/wrk.txt"
 mapfile -t after < <(ticks)

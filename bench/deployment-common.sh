@@ -1,0 +1,41 @@
+# Sourced by the deployment benchmarks, from the repository's root: the
+# binary to run, the tests' PostgreSQL, the operator key, and what they
+# measure with.
+
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+# ELDORADO_BIN: a binary already built (to compare two builds), else this
+# checkout's release build.
+if [ -n "${ELDORADO_BIN:-}" ]; then
+    BIN=$ELDORADO_BIN
+else
+    cargo build --release -q -p eldorado-cli
+    BIN="$CARGO_TARGET_DIR/release/eldorado"
+fi
+ADMIN_URL=$(scripts/test-postgres.sh)
+export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
+
+# players ADDR PREFIX FILE: $CONNECTIONS players PREFIX-1… with money,
+# opened through the server at ADDR; their session tokens go to FILE.
+players() {
+    : > "$3"
+    local i
+    for i in $(seq 1 "$CONNECTIONS"); do
+        curl -sf -X POST "http://$1/api/operator/players/$2-$i/credit" \
+            -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
+            -d "{\"amount_cents\":100000000,\"reference\":\"$2-$i\"}" > /dev/null
+        curl -sf -X POST "http://$1/api/operator/sessions" -H "Authorization: Bearer $ELDORADO_OPERATOR_API_KEY" \
+            -d "{\"player_id\":\"$2-$i\"}" | python3 -c 'import sys,json; print(json.load(sys.stdin)["token"])' >> "$3"
+    done
+}
+
+# cpu [PID...]: CPU time, in clock ticks, used so far by those processes,
+# or by the whole machine (wrk, nginx and PostgreSQL included) without any.
+cpu() {
+    if [ $# -eq 0 ]; then
+        awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+        return
+    fi
+    local sum=0 pid
+    for pid in "$@"; do sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$pid/stat"))); done
+    echo "$sum"
+}
