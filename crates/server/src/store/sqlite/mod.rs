@@ -46,7 +46,7 @@ const TICKET_CHUNK: usize = 25_000;
 static LEASED: Mutex<BTreeSet<(LeaseKind, PathBuf)>> = Mutex::new(BTreeSet::new());
 
 /// Gives a file's lease back when the `Lease` holding it drops.
-struct LeasedFile(LeaseKind, PathBuf);
+struct LeasedFile((LeaseKind, PathBuf));
 
 impl Holding for LeasedFile {}
 
@@ -55,7 +55,7 @@ impl Drop for LeasedFile {
         LEASED
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&(self.0, self.1.clone()));
+            .remove(&self.0);
     }
 }
 
@@ -332,10 +332,11 @@ impl Backend for Sqlite {
     /// One store of this process at a time per database file; another
     /// process must not open the file while a server runs on it.
     fn try_lease(&self, kind: LeaseKind) -> StoreResult<Option<Lease>> {
+        let key = (kind, self.file.clone());
         let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
-        if !leased.insert((kind, self.file.clone())) {
+        if !leased.insert(key.clone()) {
             return Ok(None);
         }
-        Ok(Some(Lease::new(LeasedFile(kind, self.file.clone()))))
+        Ok(Some(Lease::new(LeasedFile(key))))
     }
 }
