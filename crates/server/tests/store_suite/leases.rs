@@ -2,9 +2,9 @@
 //! blocks, running the public log's sequencer on its interval). Two stores
 //! on one database stand for two servers.
 
-use crate::{Backend, Postgres};
+use crate::{eventually, Backend, Postgres};
 use eldorado_server::store::{Lease, LeaseKind, Store};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Only keeps a run from hanging: PostgreSQL frees a closed session's
 /// locks within milliseconds.
@@ -48,22 +48,15 @@ fn a_lease_ends_with_its_database_session() {
         "SELECT pg_terminate_backend(pid) FROM pg_locks \
          WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
     );
-    let started = Instant::now();
-    while held.still_held() {
-        assert!(started.elapsed() < LIMIT, "the lease outlived its session");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eventually(LIMIT, "the lease outlived its session", || {
+        (!held.still_held()).then_some(())
+    });
     granted_soon(&*second, LeaseKind::Sequencing);
 }
 
 /// The lease, once the store that held it has let it go.
 fn granted_soon(store: &dyn Store, kind: LeaseKind) -> Lease {
-    let started = Instant::now();
-    loop {
-        if let Some(lease) = store.try_lease(kind).unwrap() {
-            return lease;
-        }
-        assert!(started.elapsed() < LIMIT, "{kind:?} was never let go");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    eventually(LIMIT, &format!("{kind:?} was never let go"), || {
+        store.try_lease(kind).unwrap()
+    })
 }

@@ -16,6 +16,7 @@ use eldorado_server::store::postgres::PostgresStore;
 use eldorado_server::store::sqlite::SqliteStore;
 use eldorado_server::store::Store;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A database for one test: `open` may be called again and must reach the
 /// same data, as a restarted server would.
@@ -95,6 +96,19 @@ macro_rules! all_cases {
             ]
         );
     };
+}
+
+/// What `ready` gives once it gives something, asked every 20 ms; fails
+/// with `what` after `limit`, which only keeps a run from hanging.
+pub fn eventually<T>(limit: Duration, what: &str, mut ready: impl FnMut() -> Option<T>) -> T {
+    let started = Instant::now();
+    loop {
+        if let Some(value) = ready() {
+            return value;
+        }
+        assert!(started.elapsed() < limit, "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Epoch of the suite's manual clocks: a fixed, unremarkable instant.

@@ -3,11 +3,11 @@
 //! writer at a time, so it has nothing to share.
 
 use crate::suite::{ann_half_euro, insert_with_open_blocks, sell_places, LOSE, REAL};
-use crate::{Backend, Postgres};
+use crate::{eventually, Backend, Postgres};
 use eldorado_engine::Stake;
 use eldorado_server::store::{BlockStatus, PlayerKind, SaleRequest, Store};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Only keeps a batch stuck on a lock from hanging the run: a batch that
 /// sells from a free block never waits at all.
@@ -59,8 +59,7 @@ fn a_batch_sells_from_the_open_blocks_no_other_batch_holds_and_waits_only_when_a
         .unwrap();
     let waiting = sell_apart(&store, ann_half_euro(3..4));
     let mut watcher = postgres::Client::connect(url, postgres::NoTls).unwrap();
-    let started = Instant::now();
-    loop {
+    eventually(LIMIT, "the batch never waited for every open block", || {
         let row = watcher
             .query_one(
                 "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
@@ -68,15 +67,8 @@ fn a_batch_sells_from_the_open_blocks_no_other_batch_holds_and_waits_only_when_a
                 &[],
             )
             .unwrap();
-        if row.get::<_, i64>(0) == 1 {
-            break;
-        }
-        assert!(
-            started.elapsed() < LIMIT,
-            "the batch never waited for every open block"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+        (row.get::<_, i64>(0) == 1).then_some(())
+    });
     other.commit().unwrap();
     let taken = waiting.recv_timeout(LIMIT).expect("the batch never sold");
     assert_eq!(taken, [(1, 0)]);

@@ -6,10 +6,10 @@
 //! batch, as it grows.
 
 use crate::suite::{ann_half_euro, insert, sell_places, LOSE, REAL};
-use crate::{Backend, Postgres};
+use crate::{eventually, Backend, Postgres};
 use eldorado_engine::Stake;
 use eldorado_server::store::PlayerKind;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Sales stored before the batch that is watched: far more than a batch
 /// of a few keys would read through the index.
@@ -48,22 +48,15 @@ fn a_batch_looks_up_its_keys_by_index_on_a_new_database() {
 /// The sales rows read by sequential scans so far, once the statistics
 /// count `inserted` sales: the store's connection reports both at once.
 fn rows_scanned_once_counted(watcher: &mut postgres::Client, inserted: usize) -> i64 {
-    let started = Instant::now();
-    loop {
+    let what = format!("the statistics never counted {inserted} sales");
+    eventually(LIMIT, &what, || {
+        // Each query is a transaction of its own: it reads them afresh.
         let row = watcher
             .query_one(
                 "SELECT n_tup_ins, seq_tup_read FROM pg_stat_user_tables WHERE relname = 'sales'",
                 &[],
             )
             .unwrap();
-        if row.get::<_, i64>(0) == inserted as i64 {
-            return row.get(1);
-        }
-        assert!(
-            started.elapsed() < LIMIT,
-            "the statistics never counted {inserted} sales"
-        );
-        // Each query is a transaction of its own: it reads them afresh.
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        (row.get::<_, i64>(0) == inserted as i64).then(|| row.get(1))
+    })
 }
