@@ -14,6 +14,18 @@ fi
 ADMIN_URL=$(scripts/test-postgres.sh)
 export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
 
+# serve NAME PORT DATABASE [FLAG...]: one server, not limited per address
+# (wrk is one address), with its log in $WORK/NAME; its pid joins PIDS.
+serve() {
+    mkdir -p "$WORK/$1"
+    "$BIN" serve --addr "127.0.0.1:$2" --data "$WORK/$1" --web . --database "$3" \
+        --demo-players-per-minute 100000 --sales-per-second 1000000 --max-in-flight 4096 \
+        "${@:4}" > "$WORK/$1/server.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$2/api/config" >/dev/null && return; sleep 0.5; done
+    echo "server $1 did not start" >&2; exit 1
+}
+
 # players ADDR PREFIX FILE: $CONNECTIONS players PREFIX-1… with money,
 # opened through the server at ADDR; their session tokens go to FILE.
 players() {

@@ -27,18 +27,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# serve NAME PORT DATABASE [FLAG...]: one server, not limited per address
-# (wrk is one address), with its log in the work directory.
-serve() {
-    mkdir -p "$WORK/$1"
-    "$BIN" serve --addr "127.0.0.1:$2" --data "$WORK/$1" --web . --database "$3" \
-        --demo-players-per-minute 100000 --sales-per-second 1000000 --max-in-flight 4096 \
-        "${@:4}" > "$WORK/$1/server.log" 2>&1 &
-    PIDS+=($!)
-    for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$2/api/config" >/dev/null && return; sleep 0.5; done
-    echo "server $1 did not start" >&2; exit 1
-}
-
 # load LABEL ADDR PID...: players with money, then wrk; prints one result
 # line, with the CPU time per play of the servers PID... and of the machine.
 load() {

@@ -20,13 +20,7 @@ trap cleanup EXIT
 psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_idle_bench WITH (FORCE)" -c "CREATE DATABASE eldorado_idle_bench"
 PG_URL="${ADMIN_URL%/*}/eldorado_idle_bench"
 for i in 1 2 3; do
-    mkdir -p "$WORK/$i"
-    "$BIN" serve --addr "127.0.0.1:1810$i" --data "$WORK/$i" --web . --database "$PG_URL" \
-        --demo-players-per-minute 100000 --sales-per-second 1000000 --max-in-flight 4096 \
-        --open-blocks-per-line 3 > "$WORK/$i/server.log" 2>&1 &
-    PIDS+=($!)
-    for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:1810$i/api/config" >/dev/null && continue 2; sleep 0.5; done
-    echo "server $i did not start" >&2; exit 1
+    serve "$i" "1810$i" "$PG_URL" --open-blocks-per-line 3
 done
 players 127.0.0.1:18101 p "$WORK/tokens"
 ticks() { for pid in "${PIDS[@]}"; do cpu "$pid"; done; }
