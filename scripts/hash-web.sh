@@ -7,7 +7,7 @@
 # names the new files after each build. Run by scripts/build-web.sh.
 #   www/pkg/eldorado_web_bg-<hash>.wasm   the module
 #   www/pkg/eldorado_web-<hash>.js        the glue, loading that module
-#   www/pkg/main-<hash>.js                www/main.js, importing that glue
+#   www/pkg/main-<hash>.js                www/main.js, importing that glue, minified (terser)
 #   www/pkg/style-<hash>.css              www/style.css, minified (csso)
 # <hash>: the first 16 hex digits of the file's SHA-256. The unhashed files
 # stay beside them for the tools that read the bundle by name
@@ -38,6 +38,14 @@ mv "$pkg/glue.tmp" "$pkg/$glue"
 
 needs '"./pkg/eldorado_web.js"' www/main.js
 sed "s#\"./pkg/eldorado_web\.js\"#\"./$glue\"#" www/main.js >"$pkg/main.tmp"
+# Minified like the glue (its comments are for readers of www/main.js).
+terser=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/terser/node_modules/.bin/terser
+if [ -x "$terser" ]; then
+    "$terser" "$pkg/main.tmp" --module --compress --mangle -o "$pkg/main.min.tmp"
+    mv "$pkg/main.min.tmp" "$pkg/main.tmp"
+else
+    echo "hash-web: no terser (run scripts/setup.sh): www/main.js is not minified" >&2
+fi
 main=main-$(hash16 "$pkg/main.tmp").js
 mv "$pkg/main.tmp" "$pkg/$main"
 

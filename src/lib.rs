@@ -68,8 +68,13 @@ pub struct GameHandle {
 
 /// Mounts the game in `root`, reading `?launch=`, `?lang=` and `?key=`
 /// from the page address; the launch code leaves the address at once.
+/// `early`: the requests `www/main.js` started while the module was on its
+/// way, which the game takes instead of sending them again.
 #[wasm_bindgen]
-pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
+pub fn launch(
+    root: web_sys::HtmlElement,
+    early: Option<js_sys::Array>,
+) -> Result<GameHandle, JsValue> {
     let window = dom::window()?;
     let location = window.location();
     let search = location.search()?;
@@ -99,7 +104,10 @@ pub fn launch(root: web_sys::HtmlElement) -> Result<GameHandle, JsValue> {
             i18n::Lang::En => "Eldorado — instant game",
         });
     }
-    let backend = Rc::new(net::HttpBackend::same_origin());
+    let backend = Rc::new(match early {
+        Some(early) => net::HttpBackend::with_early(&early),
+        None => net::HttpBackend::same_origin(),
+    });
     let app = app::App::mount(&root, launch, backend)?;
     Ok(GameHandle { _app: app })
 }

@@ -13,6 +13,7 @@ use crate::protection::Refusal;
 use crate::text::around;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -66,11 +67,42 @@ pub trait Backend {
 /// timeout.
 pub struct HttpBackend {
     timeout_ms: u32,
+    early: RefCell<Vec<Early>>,
 }
 
 impl HttpBackend {
     pub fn same_origin() -> HttpBackend {
-        HttpBackend { timeout_ms: 10_000 }
+        HttpBackend {
+            timeout_ms: 10_000,
+            early: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// With the requests the page's script started before the module
+    /// arrived (`www/main.js`): each is taken, once, by the first request
+    /// of the game that is the same exchange; any other is never read.
+    pub fn with_early(early: &js_sys::Array) -> HttpBackend {
+        HttpBackend {
+            early: RefCell::new(early.iter().filter_map(|e| Early::read(&e)).collect()),
+            ..HttpBackend::same_origin()
+        }
+    }
+
+    fn take_early(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&str>,
+    ) -> Option<js_sys::Promise> {
+        let mut early = self.early.borrow_mut();
+        let at = early.iter().position(|e| {
+            e.method == method
+                && e.path == path
+                && e.token.as_deref() == token
+                && e.body.as_deref() == body
+        })?;
+        Some(early.swap_remove(at).reply)
     }
 
     /// A body as the exact text sent.
@@ -120,14 +152,43 @@ impl HttpBackend {
         body: Option<String>,
         read: Body,
     ) -> Reply<JsValue> {
+        let started = self.take_early(method, path, token, body.as_deref());
         Box::pin(fetch(
-            path.to_owned(),
-            method,
-            token.map(str::to_owned),
-            body,
+            Exchange {
+                url: path.to_owned(),
+                method,
+                token: token.map(str::to_owned),
+                body,
+            },
+            started,
             self.timeout_ms,
             read,
         ))
+    }
+}
+
+/// A request `www/main.js` started before the module arrived, so that on
+/// a slow network its answer comes with the module rather than a round
+/// trip after it. An entry of another shape is ignored.
+struct Early {
+    method: String,
+    path: String,
+    token: Option<String>,
+    body: Option<String>,
+    reply: js_sys::Promise,
+}
+
+impl Early {
+    fn read(value: &JsValue) -> Option<Early> {
+        let field = |name: &str| js_sys::Reflect::get(value, &JsValue::from_str(name)).ok();
+        let text = |name: &str| field(name).and_then(|v| v.as_string());
+        Some(Early {
+            method: text("method")?,
+            path: text("path")?,
+            token: text("token"),
+            body: text("body"),
+            reply: field("reply")?.dyn_into().ok()?,
+        })
     }
 }
 
@@ -289,40 +350,58 @@ pub fn to_json(value: &impl Serialize) -> Result<String, NetError> {
     js_value::to_json(value).map_err(|_| NetError::Decode)
 }
 
-/// Owns what it sends, so it is the request's future itself, not one
-/// wrapped in another.
-async fn fetch(
+/// One request as the game sends it.
+struct Exchange {
     url: String,
     method: &'static str,
     token: Option<String>,
     body: Option<String>,
+}
+
+impl Exchange {
+    /// The browser's `fetch` of it. `www/main.js` sends its early requests
+    /// with the same headers and the same timeout.
+    fn send(self, timeout_ms: u32) -> Result<js_sys::Promise, NetError> {
+        let window = web_sys::window().ok_or(NetError::Network)?;
+        let init = web_sys::RequestInit::new();
+        init.set_method(self.method);
+        let headers = web_sys::Headers::new().map_err(|_| NetError::Network)?;
+        headers
+            .set("Accept", "application/json")
+            .log_failure("setting the Accept header");
+        if let Some(token) = self.token {
+            headers
+                .set("Authorization", &format!("Bearer {token}"))
+                .map_err(|_| NetError::Network)?;
+        }
+        if let Some(body) = self.body {
+            headers
+                .set("Content-Type", "application/json")
+                .log_failure("setting the Content-Type header");
+            init.set_body(&JsValue::from_str(&body));
+        }
+        init.set_headers(&headers);
+        // Covers the whole exchange, body included: a hung server cannot
+        // leave the player waiting forever.
+        let signal = web_sys::AbortSignal::timeout_with_u32(timeout_ms);
+        init.set_signal(Some(&signal));
+        Ok(window.fetch_with_str_and_init(&self.url, &init))
+    }
+}
+
+/// Owns what it sends, so it is the request's future itself, not one
+/// wrapped in another. `started`: the same exchange, already sent early.
+async fn fetch(
+    exchange: Exchange,
+    started: Option<js_sys::Promise>,
     timeout_ms: u32,
     read: Body,
 ) -> Result<JsValue, NetError> {
-    let window = web_sys::window().ok_or(NetError::Network)?;
-    let init = web_sys::RequestInit::new();
-    init.set_method(method);
-    let headers = web_sys::Headers::new().map_err(|_| NetError::Network)?;
-    headers
-        .set("Accept", "application/json")
-        .log_failure("setting the Accept header");
-    if let Some(token) = token {
-        headers
-            .set("Authorization", &format!("Bearer {token}"))
-            .map_err(|_| NetError::Network)?;
-    }
-    if let Some(body) = body {
-        headers
-            .set("Content-Type", "application/json")
-            .log_failure("setting the Content-Type header");
-        init.set_body(&JsValue::from_str(&body));
-    }
-    init.set_headers(&headers);
-    // Covers the whole exchange, body included: a hung server cannot
-    // leave the player waiting forever.
-    let signal = web_sys::AbortSignal::timeout_with_u32(timeout_ms);
-    init.set_signal(Some(&signal));
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
+    let sent = match started {
+        Some(sent) => sent,
+        None => exchange.send(timeout_ms)?,
+    };
+    let response: web_sys::Response = JsFuture::from(sent)
         .await
         .map_err(|e| classify(&e))?
         .dyn_into()

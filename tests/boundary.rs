@@ -256,3 +256,101 @@ fn a_malformed_answer_is_an_error() {
     }
     assert!(js_value::read::<Config>(&JsValue::from(js_sys::Map::new())).is_err());
 }
+
+/// An answer as the server would send it, already on its way.
+fn early(
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+    answer: (u16, &Value),
+) -> JsValue {
+    let init = web_sys::ResponseInit::new();
+    init.set_status(answer.0);
+    let response =
+        web_sys::Response::new_with_opt_str_and_init(Some(&answer.1.to_string()), &init).unwrap();
+    let request = serde_json::json!({"method": method, "path": path, "token": token, "body": body});
+    let request = parse(&request);
+    let reply = js_sys::Promise::resolve(&response);
+    js_sys::Reflect::set(&request, &JsValue::from_str("reply"), &reply).unwrap();
+    request
+}
+
+/// `www/main.js` sends the game's first requests before the module has
+/// arrived. The game takes such an answer, once, for the same exchange
+/// only (method, path, token and body); anything else goes to the network,
+/// which here (the test runner's server) has no API at all: an answer the
+/// game reads as the server's can only have come from the early ones.
+#[wasm_bindgen_test]
+async fn an_early_answer_is_taken_once_by_the_same_exchange_only() {
+    use eldorado_web::net::{Backend, HttpBackend};
+    let block = block();
+    let config = fixtures::config(&block.public_key_hex());
+    let session = Session {
+        token: "t-1".to_owned(),
+        player_id: fixtures::PLAYER.to_owned(),
+        balance_cents: 5000,
+        started_at_ms: 1_767_139_200_000,
+        expires_at_ms: 1_767_225_600_000,
+        money: eldorado_engine::Money::Play,
+        unrevealed: None,
+        lobby_url: None,
+        protection: Protection::default(),
+    };
+    let session_json = serde_json::to_value(&session).unwrap();
+    let gone = json!({"error": {"code": "UNAUTHORIZED", "message": "no such session"}});
+    let requests = js_sys::Array::of5(
+        &early(
+            "GET",
+            "/api/config",
+            None,
+            None,
+            (200, &serde_json::to_value(&config).unwrap()),
+        ),
+        &early(
+            "POST",
+            "/api/demo/players",
+            None,
+            Some("{}"),
+            (201, &session_json),
+        ),
+        &early(
+            "GET",
+            "/api/session",
+            Some("t-1"),
+            None,
+            (200, &session_json),
+        ),
+        &early("GET", "/api/session", Some("old"), None, (401, &gone)),
+        // Not a request: ignored.
+        &parse(&json!({"method": "GET", "path": "/api/blocks"})),
+    );
+    let backend = HttpBackend::with_early(&requests);
+
+    assert_eq!(backend.config().await, Ok(config));
+    assert_eq!(backend.demo_player().await, Ok(session.clone()));
+    // Another token is another exchange: it goes out, the early one stays.
+    assert!(matches!(
+        backend.session("t-2").await,
+        Err(NetError::Api { status: 404, .. })
+    ));
+    assert_eq!(backend.session("t-1").await, Ok(session));
+    // Each early answer is read once; asking again goes out.
+    assert!(matches!(
+        backend.session("t-1").await,
+        Err(NetError::Api { status: 404, .. })
+    ));
+    assert!(matches!(
+        backend.config().await,
+        Err(NetError::Api { status: 404, .. })
+    ));
+    // An early refusal is read as the server's refusal.
+    assert_eq!(
+        backend.session("old").await,
+        Err(NetError::Api {
+            status: 401,
+            code: "UNAUTHORIZED".to_owned()
+        })
+    );
+    assert!(backend.blocks().await.is_err());
+}

@@ -311,6 +311,16 @@ async fn a_demo_player_plays_known_tickets_in_chromium() {
         session.player_id
     );
     assert_eq!(session.balance_cents, 5000);
+    // Sent by the page's script while the module downloads, and taken by
+    // the game rather than sent again: one of each.
+    assert_eq!(
+        first_requests(&browser).await,
+        [
+            ("/api/config", 1),
+            ("/api/demo/players", 1),
+            ("/api/session", 0)
+        ]
+    );
     browser.screenshot("start").await;
 
     browser
@@ -492,6 +502,20 @@ async fn open_from_history(browser: &Browser, sale: u64, ticket: &Ticket) {
 /// Buys a ticket, reloads while its main grid turns over, then finishes it
 /// from the resume offer. A reveal can still end before the reload lands;
 /// that attempt then must show no offer, and the next ticket is tried.
+/// How many times this page load asked for the configuration, a new demo
+/// player and a session (the browser's resource timing entries).
+async fn first_requests(browser: &Browser) -> [(&'static str, u64); 3] {
+    let paths = ["/api/config", "/api/demo/players", "/api/session"];
+    let counts = browser
+        .script(
+            "return arguments[0].map(p => performance.getEntriesByType('resource')\
+               .filter(r => new URL(r.name).pathname === p).length);",
+            vec![json!(paths)],
+        )
+        .await;
+    std::array::from_fn(|i| (paths[i], counts[i].as_u64().expect("a count")))
+}
+
 async fn reload_mid_reveal(game: &mut Game<'_>) {
     let b = game.browser;
     for _attempt in 0..3 {
@@ -503,6 +527,15 @@ async fn reload_mid_reveal(game: &mut Game<'_>) {
         game.bought(&ticket).await;
         let after = game.player.balance - STAKE + ticket.prize_cents;
         let state = b.wait("the reloaded page", PageState::ready_to_play).await;
+        // The remembered player, asked for early: no new demo player.
+        assert_eq!(
+            first_requests(b).await,
+            [
+                ("/api/config", 1),
+                ("/api/demo/players", 0),
+                ("/api/session", 1)
+            ]
+        );
         let sold = game.api.history(&game.player.token, 1).await.remove(0);
         assert_eq!(
             game.api.session(&game.player.token).await.balance_cents,
