@@ -2,8 +2,8 @@
 //! line highlights. A frame only copies sprites, so the animation does no
 //! allocation-heavy work while it runs.
 
-use crate::layout::{backing_size, BoardLayout};
-use crate::money::{format_cents, Notation};
+use crate::layout::{backing_size, BoardLayout, Rect};
+use crate::money::{format_cents_short, Notation};
 use crate::reveal::{face, Face, Reveal, Timing};
 use crate::symbols::{draw_cover, draw_symbol};
 use crate::verification::LineMark;
@@ -11,6 +11,10 @@ use eldorado_engine::grid::{Grid, COLS, ROWS};
 use eldorado_engine::Symbol;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d as Ctx, Document, HtmlCanvasElement};
+
+/// What the plate of a line that wins an Extra grid says (the game's word
+/// in both languages).
+const EXTRA_PLATE: &str = "Extra";
 
 struct Sprite {
     canvas: HtmlCanvasElement,
@@ -42,10 +46,10 @@ pub struct Board {
     /// the columns that moved (at most two at a time), so the browser
     /// rasterises and composites a fraction of the canvas.
     drawn: [f64; COLS],
-    /// How the amounts drawn on winning lines are written.
+    /// How the amounts on the winning lines' plates are written.
     notation: Notation,
-    /// Each winning line's amount, written when the grid arrives (never in
-    /// a frame).
+    /// Each line's plate text (its amount, « Extra » or nothing), written
+    /// when the grid arrives (never in a frame).
     labels: [String; ROWS],
 }
 
@@ -87,8 +91,9 @@ impl Board {
         self.marks = marks;
         for (label, mark) in self.labels.iter_mut().zip(marks) {
             *label = match mark {
-                LineMark::Win(cents) => format_cents(cents, self.notation),
-                _ => String::new(),
+                LineMark::Win(cents) => format_cents_short(cents, self.notation),
+                LineMark::Extra => EXTRA_PLATE.to_owned(),
+                LineMark::Plain => String::new(),
             };
         }
     }
@@ -270,7 +275,7 @@ impl Board {
         if self.scene == Scene::Shown {
             self.draw_marks()?;
         }
-        Ok(())
+        self.draw_plates()
     }
 
     fn draw_cell(&self, row: usize, col: usize, face: Face) -> Result<(), JsValue> {
@@ -319,51 +324,78 @@ impl Board {
             ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, self.layout.cell * 0.16)?;
             ctx.stroke();
         }
-        ctx.set_line_dash(&js_sys::Array::new())?;
-        self.draw_amounts()
+        ctx.set_line_dash(&js_sys::Array::new())
     }
 
-    /// Each winning line's amount on a gold plate at its right end, over
-    /// the last cell: read with the line, not in a window that hides it.
-    fn draw_amounts(&self) -> Result<(), JsValue> {
+    /// The rail beside the lines: an empty slot for each line, which on a
+    /// win holds a gold plate with the line's amount and on an Extra says
+    /// so; read with its line, covering none of its symbols. The slots are
+    /// always there, so nothing moves when a plate appears.
+    fn draw_plates(&self) -> Result<(), JsValue> {
         let ctx = &self.ctx;
-        let cell = self.layout.cell;
-        let font_px = (cell * 0.26).max(9.0).round();
-        // Whole pixels, formatted as an integer: no float formatting code.
-        let font = crate::text::around(
-            "700 ",
-            u64::from(font_px as u32),
-            "px system-ui, sans-serif",
-        );
-        for (row, label) in self.labels.iter().enumerate() {
-            if label.is_empty() {
-                continue;
-            }
-            ctx.set_font(&font);
-            let text_w = ctx.measure_text(label)?.width();
-            let r = self.layout.line_rect(row);
-            let (w, h) = (text_w + font_px, font_px * 1.5);
-            let x = r.x + r.w - w - self.layout.gap;
-            let y = r.y + r.h - h - self.layout.gap * 0.6;
-            ctx.set_shadow_color("rgba(0,0,0,.55)");
-            ctx.set_shadow_blur(font_px * 0.4);
-            let plate = ctx.create_linear_gradient(0.0, y, 0.0, y + h);
-            plate.add_color_stop(0.0, "#fff3b0")?;
-            plate.add_color_stop(1.0, "#e0a526")?;
-            ctx.set_fill_style_canvas_gradient(&plate);
+        let font_px = (self.layout.cell * 0.26).max(9.0).round();
+        for row in 0..ROWS {
+            let r = self.layout.plate_rect(row);
+            let radius = r.h / 2.0;
+            let mark = match self.scene {
+                Scene::Shown => self.marks[row],
+                _ => LineMark::Plain,
+            };
+            let (text_colour, edge) = match mark {
+                LineMark::Plain => {
+                    ctx.set_fill_style_str("rgba(0,0,0,.35)");
+                    ("", "rgba(224,165,38,.35)")
+                }
+                LineMark::Win(_) => {
+                    ctx.set_shadow_color("rgba(0,0,0,.55)");
+                    ctx.set_shadow_blur(font_px * 0.4);
+                    let plate = ctx.create_linear_gradient(0.0, r.y, 0.0, r.y + r.h);
+                    plate.add_color_stop(0.0, "#fff3b0")?;
+                    plate.add_color_stop(1.0, "#e0a526")?;
+                    ctx.set_fill_style_canvas_gradient(&plate);
+                    ("#2a1a08", "#7a4510")
+                }
+                LineMark::Extra => {
+                    ctx.set_fill_style_str("#0d3436");
+                    ("#5ce1e6", "#5ce1e6")
+                }
+            };
             ctx.begin_path();
-            ctx.round_rect_with_f64(x, y, w, h, h / 2.0)?;
+            ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, radius)?;
             ctx.fill();
             ctx.set_shadow_blur(0.0);
             ctx.set_shadow_color("transparent");
-            ctx.set_stroke_style_str("#7a4510");
+            ctx.set_stroke_style_str(edge);
             ctx.set_line_width((font_px * 0.08).max(1.0));
             ctx.stroke();
-            ctx.set_fill_style_str("#2a1a08");
-            ctx.set_text_align("center");
-            ctx.set_text_baseline("middle");
-            ctx.fill_text(label, x + w / 2.0, y + h / 2.0 + font_px * 0.04)?;
+            let label = &self.labels[row];
+            if !label.is_empty() {
+                self.write_plate(label, text_colour, r, font_px)?;
+            }
         }
         Ok(())
+    }
+
+    /// `label` centred on a plate, at `font_px` or as much smaller as it
+    /// takes to fit (the longest amounts are the rarest).
+    fn write_plate(&self, label: &str, colour: &str, r: Rect, font_px: f64) -> Result<(), JsValue> {
+        let ctx = &self.ctx;
+        let room = r.w - r.h * 0.5;
+        let font = |px: f64| {
+            // Whole pixels, formatted as an integer: no float formatting code.
+            crate::text::around("700 ", u64::from(px as u32), "px system-ui, sans-serif")
+        };
+        ctx.set_font(&font(font_px));
+        let wide = ctx.measure_text(label)?.width();
+        let px = if wide > room {
+            (font_px * room / wide).floor().max(6.0)
+        } else {
+            font_px
+        };
+        ctx.set_font(&font(px));
+        ctx.set_fill_style_str(colour);
+        ctx.set_text_align("center");
+        ctx.set_text_baseline("middle");
+        ctx.fill_text(label, r.x + r.w / 2.0, r.y + r.h / 2.0 + px * 0.04)
     }
 }

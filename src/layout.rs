@@ -29,13 +29,29 @@ pub struct Rect {
     pub h: f64,
 }
 
-/// The cells of a 3×5 grid centred in a `width`×`height` device-pixel area.
+/// Gaps and margins scale with the cell, so the look is the same at every size.
+const GAP_RATIO: f64 = 0.08;
+const MARGIN_RATIO: f64 = 0.12;
+/// The rail of prize plates beside the lines, in cells: « 0,50 € » fits at
+/// the plates' full font, longer amounts at a smaller one.
+const RAIL_RATIO: f64 = 0.96;
+
+/// The board's width over its height when the cells fill it both ways:
+/// the CSS `aspect-ratio` of the board's and the history's canvases
+/// (33 / 17 in www/style.css).
+pub const ASPECT: f64 = (COLS as f64 + COLS as f64 * GAP_RATIO + RAIL_RATIO + 2.0 * MARGIN_RATIO)
+    / (ROWS as f64 + (ROWS as f64 - 1.0) * GAP_RATIO + 2.0 * MARGIN_RATIO);
+
+/// The cells of a 3×5 grid and, beside its lines, a rail for their prize
+/// plates, the two centred together in a `width`×`height` device-pixel area.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoardLayout {
     pub width: f64,
     pub height: f64,
     pub cell: f64,
     pub gap: f64,
+    /// The plate rail's width.
+    pub rail: f64,
     pub origin_x: f64,
     pub origin_y: f64,
 }
@@ -43,24 +59,37 @@ pub struct BoardLayout {
 impl BoardLayout {
     pub fn new(width: u32, height: u32) -> BoardLayout {
         let (width, height) = (f64::from(width), f64::from(height));
-        // Gaps and margins scale with the cell so the look is the same at
-        // every size; solve cell from: cols·cell + (cols−1)·gap + 2·margin.
-        let (gap_ratio, margin_ratio) = (0.08, 0.12);
-        let across = |n: f64| n + (n - 1.0) * gap_ratio + 2.0 * margin_ratio;
-        let cell = (width / across(COLS as f64))
-            .min(height / across(ROWS as f64))
-            .floor()
-            .max(1.0);
-        let gap = (cell * gap_ratio).round();
-        let used_w = cell * COLS as f64 + gap * (COLS as f64 - 1.0);
-        let used_h = cell * ROWS as f64 + gap * (ROWS as f64 - 1.0);
+        // Solve cell from: cols·cell + cols·gap + rail + 2·margin across,
+        // rows·cell + (rows−1)·gap + 2·margin down.
+        let (cols, rows) = (COLS as f64, ROWS as f64);
+        let across = cols + cols * GAP_RATIO + RAIL_RATIO + 2.0 * MARGIN_RATIO;
+        let down = rows + (rows - 1.0) * GAP_RATIO + 2.0 * MARGIN_RATIO;
+        let cell = (width / across).min(height / down).floor().max(1.0);
+        let gap = (cell * GAP_RATIO).round();
+        let rail = (cell * RAIL_RATIO).round();
+        let used_w = cell * cols + gap * cols + rail;
+        let used_h = cell * rows + gap * (rows - 1.0);
         BoardLayout {
             width,
             height,
             cell,
             gap,
+            rail,
             origin_x: ((width - used_w) / 2.0).round(),
             origin_y: ((height - used_h) / 2.0).round(),
+        }
+    }
+
+    /// Line `row`'s prize plate: in the rail beside the line, clear of
+    /// every cell and of the line's frame.
+    pub fn plate_rect(&self, row: usize) -> Rect {
+        let cell = self.cell_rect(row, COLS - 1);
+        let h = (self.cell * 0.44).round();
+        Rect {
+            x: cell.x + cell.w + self.gap,
+            y: cell.y + ((cell.h - h) / 2.0).round(),
+            w: self.rail,
+            h,
         }
     }
 
@@ -142,6 +171,56 @@ mod tests {
             let next = layout.cell_rect(0, 1);
             assert!(next.x >= layout.cell_rect(0, 0).x + layout.cell);
         }
+    }
+
+    #[test]
+    fn plates_sit_beside_their_lines_inside_the_board() {
+        for (w, h) in [
+            (660, 340),
+            (288, 173),
+            (2000, 1200),
+            (100, 400),
+            (1089, 561),
+        ] {
+            let layout = BoardLayout::new(w, h);
+            for row in 0..ROWS {
+                let plate = layout.plate_rect(row);
+                let line = layout.line_rect(row);
+                let cell = layout.cell_rect(row, COLS - 1);
+                assert!(
+                    plate.x >= line.x + line.w,
+                    "{w}×{h}: the plate is beside the line's frame"
+                );
+                assert!(
+                    plate.x + plate.w <= f64::from(w),
+                    "{w}×{h}: inside the board"
+                );
+                assert!(plate.y >= cell.y && plate.y + plate.h <= cell.y + cell.h);
+            }
+            // The grid and its rail are centred together.
+            let right = f64::from(w) - (layout.plate_rect(0).x + layout.rail);
+            assert!(
+                (layout.origin_x - right).abs() <= 1.0,
+                "{w}×{h}: {} against {right}",
+                layout.origin_x
+            );
+        }
+    }
+
+    #[test]
+    fn the_board_aspect_fills_both_ways() {
+        // At the CSS aspect ratio the cells fill it across as down: only
+        // the margins (and a cell's rounding down) are left over.
+        let layout = BoardLayout::new(3300, 1700);
+        assert!((ASPECT - 33.0 / 17.0).abs() < 1e-9, "{ASPECT}");
+        assert!(
+            layout.origin_x <= layout.cell * MARGIN_RATIO + 4.0,
+            "{layout:?}"
+        );
+        assert!(
+            layout.origin_y <= layout.cell * MARGIN_RATIO + 4.0,
+            "{layout:?}"
+        );
     }
 
     #[test]

@@ -78,7 +78,7 @@ const PAGE: &str = "\
 </header>\
 <div class='eld-stage'>\
     <div class='eld-board' role='group' aria-label='{}' tabindex='0' aria-description='{}'>\
-        <canvas class='eld-canvas' aria-hidden='true' width='500' height='300'></canvas>\
+        <canvas class='eld-canvas' aria-hidden='true' width='660' height='340'></canvas>\
         <div class='eld-popup' hidden role='dialog' aria-labelledby='eld-popup-text'>\
             <p class='eld-popup-text' id='eld-popup-text'></p>\
             <button class='eld-popup-ok' type='button'>{}</button>\

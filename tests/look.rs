@@ -238,27 +238,32 @@ async fn a_winning_line_carries_its_amount() {
     wait_for("the end", || app.game().phase() == &Phase::Ready).await;
     let canvas = canvas_of(&root);
     let layout = BoardLayout::new(canvas.width(), canvas.height());
-    // The gold plate sits inside the top (winning) line, at its right end,
-    // over the lower part of the last cell; the other lines have none.
-    let plate = |row: usize| {
-        let cell = layout.cell_rect(row, 4);
-        let ctx = eldorado_web::board::context_2d(&canvas).unwrap();
+    // The gold plate sits in the rail beside the top (winning) line; the
+    // other lines' slots stay empty; the line's last symbol is not covered
+    // (where the plates used to sit, over its lower part).
+    let ctx = eldorado_web::board::context_2d(&canvas).unwrap();
+    let pale_gold = |x: f64, y: f64| {
         let data = ctx
-            .get_image_data(
-                (cell.x + cell.w * 0.5).round(),
-                (cell.y + cell.h * 0.93).round(),
-                1.0,
-                1.0,
-            )
+            .get_image_data(x.round(), y.round(), 1.0, 1.0)
             .unwrap()
             .data();
-        // Pale gold: strong red and green, little blue.
+        // Strong red and green, little blue.
         data[0] > 200 && data[1] > 150 && data[2] < 140
+    };
+    let plate = |row: usize| {
+        let r = layout.plate_rect(row);
+        // Inside the plate's rounded left end, clear of its text.
+        pale_gold(r.x + r.h * 0.5, r.y + r.h * 0.5)
     };
     assert!(plate(0), "the winning line's plate");
     assert!(
         !plate(1) && !plate(2),
         "no plate on a line that won nothing"
+    );
+    let last = layout.cell_rect(0, 4);
+    assert!(
+        !pale_gold(last.x + last.w * 0.5, last.y + last.h * 0.93),
+        "no plate over the line's last symbol"
     );
     // The result window overlays the grid, inside the board: it pushes
     // nothing down.

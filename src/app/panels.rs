@@ -308,7 +308,9 @@ impl Inner {
             caption.set_title(&lang.describe_grid(grid.rows()));
             let mut board = Board::new(canvas)?;
             board.set_notation(self.lang.money_notation());
-            board.fit(250.0, 150.0, dpr)?;
+            // As www/style.css shows it (max-width, aspect-ratio).
+            let width = 280.0;
+            board.fit(width, (width / crate::layout::ASPECT).round(), dpr)?;
             board.show(*grid, ticket.marks[index])?;
             text_child(&figure, "p", "eld-sr", &lang.describe_grid(grid.rows()))?;
         }

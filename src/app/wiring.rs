@@ -268,7 +268,7 @@ impl Inner {
             (rect.width(), rect.height())
         } else {
             // Not laid out (hidden, detached): keep a sensible default.
-            (500.0, 300.0)
+            (660.0, 340.0)
         };
         self.board
             .borrow_mut()
