@@ -317,7 +317,9 @@ kill_server() {
     if [ -f "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2>/dev/null; then
         say "server $1 killed (SIGKILL)"
     else
-        say "server $1 was not running"
+        # One that exited by itself says why at the end of its log.
+        say "server $1 was not running; the end of its log:"
+        tail -n 5 "$DIR/server-$1/server.log" 2>/dev/null | sed 's/^/    /'
     fi
     rm -f "$pidfile"
 }
