@@ -40,8 +40,8 @@ function earlyRequests() {
 }
 
 async function main() {
-  const early = earlyRequests();
   try {
+    const early = earlyRequests();
     await init();
     game = launch(root, early);
   } catch (error) {
