@@ -3,6 +3,7 @@
 //! stake and money (real money always, play money in demo mode), and the
 //! Merkle trees that prove each sale.
 
+use crate::few_at_a_time;
 use crate::keys::os_random;
 use crate::store::{BlockRecord, BlockSeeding, BlockStatus, LeaseKind, Store, StoreError};
 use eldorado_engine::generate::demo_rng;
@@ -164,7 +165,7 @@ impl BlockBook {
     }
 
     /// Loads the trees of open and pending blocks not on hand (generated
-    /// by another server, or stored before a restart), in parallel.
+    /// by another server, or stored before a restart), a few at a time.
     fn load_live_trees(&self, blocks: &[BlockRecord]) -> Result<(), BlockError> {
         let missing: Vec<u64> = blocks
             .iter()
@@ -172,24 +173,17 @@ impl BlockBook {
             .map(|b| b.id())
             .filter(|id| !self.live_read().contains_key(id))
             .collect();
-        std::thread::scope(|scope| -> Result<(), BlockError> {
-            let handles: Vec<_> = missing
-                .iter()
-                .map(|&id| {
-                    scope.spawn(move || match self.cached_tree(id) {
-                        Some(tree) => Ok((id, tree)),
-                        None => self.rebuild(id).map(|tree| (id, tree)),
-                    })
-                })
-                .collect();
-            for handle in handles {
-                let (id, tree) = handle
-                    .join()
-                    .map_err(|_| BlockError::Generate("tree rebuild panicked".into()))??;
-                self.live_write().insert(id, tree);
-            }
-            Ok(())
-        })
+        let trees = few_at_a_time::run(
+            &missing,
+            few_at_a_time::workers(),
+            |&id| match self.cached_tree(id) {
+                Some(tree) => Ok(tree),
+                None => self.rebuild(id),
+            },
+            || BlockError::Generate("tree rebuild panicked".into()),
+        )?;
+        self.live_write().extend(missing.into_iter().zip(trees));
+        Ok(())
     }
 
     /// Generates what the supply lacks if this server gets the generation
@@ -239,18 +233,12 @@ impl BlockBook {
                     (line, next_id - 1)
                 })
                 .collect();
-            std::thread::scope(|scope| -> Result<(), BlockError> {
-                let handles: Vec<_> = wanted
-                    .iter()
-                    .map(|&(line, id)| scope.spawn(move || self.generate(line, id)))
-                    .collect();
-                for handle in handles {
-                    handle
-                        .join()
-                        .map_err(|_| BlockError::Generate("generation panicked".into()))??;
-                }
-                Ok(())
-            })?;
+            few_at_a_time::run(
+                &wanted,
+                few_at_a_time::workers(),
+                |&(line, id)| self.generate(line, id),
+                || BlockError::Generate("generation panicked".into()),
+            )?;
         }
         Ok(())
     }

@@ -15,6 +15,7 @@ pub mod database;
 pub mod dealer;
 pub mod error;
 pub mod exports;
+mod few_at_a_time;
 pub mod keys;
 pub mod launches;
 mod listener;
