@@ -14,6 +14,9 @@ fi
 ADMIN_URL=$(scripts/test-postgres.sh)
 export ELDORADO_OPERATOR_API_KEY=bench-operator-key-0123456789abcdef0123
 
+# The servers started by `serve`, until `stop_servers`.
+PIDS=()
+
 # serve NAME PORT DATABASE [FLAG...]: one server, not limited per address
 # (wrk is one address), with its log in $WORK/NAME; its pid joins PIDS.
 serve() {
@@ -24,6 +27,13 @@ serve() {
     PIDS+=($!)
     for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$2/api/config" >/dev/null && return; sleep 0.5; done
     echo "server $1 did not start" >&2; exit 1
+}
+
+# stop_servers: every server `serve` started, stopped and waited for.
+stop_servers() {
+    local pid
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    PIDS=()
 }
 
 # players ADDR PREFIX FILE: $CONNECTIONS players PREFIX-1… with money,

@@ -15,12 +15,11 @@ DURATION=${1:-15s}
 CONNECTIONS=${2:-64}
 WORK=$(mktemp -d /tmp/eldorado-dbench.XXXXXX)
 . bench/deployment-common.sh
-PIDS=()
 cleanup() {
     for dir in "$WORK/nginx" "$WORK/nginx-one"; do
         [ -f "$dir/nginx.pid" ] && nginx -p "$dir" -c "$dir/nginx.conf" -s stop 2>/dev/null || true
     done
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    stop_servers
     psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_bench WITH (FORCE)" 2>/dev/null || true
     psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_pgbench WITH (FORCE)" 2>/dev/null || true
     rm -rf "$WORK"
@@ -118,8 +117,7 @@ sys.exit(0 if n >= 1 else 1)'; do sleep 0.05; done
 done
 
 nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -s stop
-for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-PIDS=()
+stop_servers
 # The database's own ceiling on this machine, once the servers have let go
 # of their connections: pgbench's TPC-B-like transaction (three UPDATEs, a
 # SELECT and an INSERT, one commit) on the same cluster with the same

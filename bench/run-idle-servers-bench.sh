@@ -10,9 +10,8 @@ DURATION=${1:-10s}
 CONNECTIONS=${2:-64}
 WORK=$(mktemp -d /tmp/eldorado-idle.XXXXXX)
 . bench/deployment-common.sh
-PIDS=()
 cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    stop_servers
     psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS eldorado_idle_bench WITH (FORCE)" 2>/dev/null || true
     rm -rf "$WORK"
 }

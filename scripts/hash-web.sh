@@ -20,6 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkg=www/pkg
+# The minifiers scripts/setup.sh installs (as scripts/build-web.sh finds them).
+tools=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}
 fail() { echo "hash-web: $*" >&2; exit 1; }
 hash16() { sha256sum "$1" | cut -c1-16; }
 # Names to replace, each checked to be there: a change of wasm-bindgen's
@@ -39,7 +41,7 @@ mv "$pkg/glue.tmp" "$pkg/$glue"
 needs '"./pkg/eldorado_web.js"' www/main.js
 sed "s#\"./pkg/eldorado_web\.js\"#\"./$glue\"#" www/main.js >"$pkg/main.tmp"
 # Minified like the glue (its comments are for readers of www/main.js).
-terser=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/terser/node_modules/.bin/terser
+terser=$tools/terser/node_modules/.bin/terser
 if [ -x "$terser" ]; then
     "$terser" "$pkg/main.tmp" --module --compress --mangle -o "$pkg/main.min.tmp"
     mv "$pkg/main.min.tmp" "$pkg/main.tmp"
@@ -51,7 +53,7 @@ mv "$pkg/main.tmp" "$pkg/$main"
 
 # The stylesheet, minified by csso when scripts/setup.sh could install it
 # (comments and spaces only: no rule is merged or moved).
-csso=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}/csso/node_modules/.bin/csso
+csso=$tools/csso/node_modules/.bin/csso
 if [ -x "$csso" ]; then
     "$csso" www/style.css --no-restructure --output "$pkg/style.tmp"
 else

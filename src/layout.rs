@@ -36,11 +36,15 @@ const MARGIN_RATIO: f64 = 0.12;
 /// the plates' full font, longer amounts at a smaller one.
 const RAIL_RATIO: f64 = 0.96;
 
+/// The board's width, in cells: cols·cell + cols·gap + rail + 2·margin.
+const ACROSS: f64 = COLS as f64 + COLS as f64 * GAP_RATIO + RAIL_RATIO + 2.0 * MARGIN_RATIO;
+/// Its height, in cells: rows·cell + (rows−1)·gap + 2·margin.
+const DOWN: f64 = ROWS as f64 + (ROWS as f64 - 1.0) * GAP_RATIO + 2.0 * MARGIN_RATIO;
+
 /// The board's width over its height when the cells fill it both ways:
 /// the CSS `aspect-ratio` of the board's and the history's canvases
 /// (33 / 17 in www/style.css).
-pub const ASPECT: f64 = (COLS as f64 + COLS as f64 * GAP_RATIO + RAIL_RATIO + 2.0 * MARGIN_RATIO)
-    / (ROWS as f64 + (ROWS as f64 - 1.0) * GAP_RATIO + 2.0 * MARGIN_RATIO);
+pub const ASPECT: f64 = ACROSS / DOWN;
 
 /// The cells of a 3×5 grid and, beside its lines, a rail for their prize
 /// plates, the two centred together in a `width`×`height` device-pixel area.
@@ -59,12 +63,8 @@ pub struct BoardLayout {
 impl BoardLayout {
     pub fn new(width: u32, height: u32) -> BoardLayout {
         let (width, height) = (f64::from(width), f64::from(height));
-        // Solve cell from: cols·cell + cols·gap + rail + 2·margin across,
-        // rows·cell + (rows−1)·gap + 2·margin down.
         let (cols, rows) = (COLS as f64, ROWS as f64);
-        let across = cols + cols * GAP_RATIO + RAIL_RATIO + 2.0 * MARGIN_RATIO;
-        let down = rows + (rows - 1.0) * GAP_RATIO + 2.0 * MARGIN_RATIO;
-        let cell = (width / across).min(height / down).floor().max(1.0);
+        let cell = (width / ACROSS).min(height / DOWN).floor().max(1.0);
         let gap = (cell * GAP_RATIO).round();
         let rail = (cell * RAIL_RATIO).round();
         let used_w = cell * cols + gap * cols + rail;

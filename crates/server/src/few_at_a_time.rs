@@ -5,7 +5,7 @@
 //! one (a server starting beside others once failed so, reading twelve
 //! blocks' leaves at once on six connections).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Most block jobs at once, however many cores: enough to use them, few
@@ -26,10 +26,10 @@ pub fn run<T: Sync, R: Send, E: Send>(
     items: &[T],
     workers: usize,
     job: impl Fn(&T) -> Result<R, E> + Sync,
-    panicked: impl Fn() -> E,
+    panicked: impl FnOnce() -> E,
 ) -> Result<Vec<R>, E> {
     let next = AtomicUsize::new(0);
-    let failed = std::sync::atomic::AtomicBool::new(false);
+    let failed = AtomicBool::new(false);
     let results: Mutex<Vec<Option<Result<R, E>>>> =
         Mutex::new(items.iter().map(|_| None).collect());
     std::thread::scope(|scope| {
