@@ -10,7 +10,20 @@ cd "$(dirname "$0")/.."
 # the build's size on disk; set CARGO_INCREMENTAL=1 to keep them.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Each step's time is printed when the next starts, and all of them at the
+# end: CI's log then says where the suite's minutes go.
+times=()
+step_name=
+step_started=$(date +%s)
+suite_started=$step_started
+step() {
+    local now
+    now=$(date +%s)
+    [ -n "$step_name" ] && times+=("$(printf '%6d s  %s' $((now - step_started)) "$step_name")")
+    step_name=$*
+    step_started=$now
+    printf '\n\033[1m== %s\033[0m\n' "$*"
+}
 
 step "setup"
 scripts/setup.sh --test
@@ -64,3 +77,5 @@ if [ -x scripts/e2e.sh ]; then
 fi
 
 step "all tests passed"
+printf '%s\n' "${times[@]}"
+printf '%6d s  in all\n' $(( $(date +%s) - suite_started ))
