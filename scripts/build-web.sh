@@ -74,7 +74,12 @@ fi
 # natively from the engine and the page's texts: the page fetches one the
 # first time the rules are opened, so neither they nor the code that writes
 # them are in the first download (src/rules_page.rs).
-cargo run -q -p eldorado-web --features rules-pages --bin rules-pages -- www/pkg
+# ELDORADO_RULES_PAGES_BIN: a tool already built (scripts/test.sh).
+if [ -n "${ELDORADO_RULES_PAGES_BIN:-}" ]; then
+    "$ELDORADO_RULES_PAGES_BIN" www/pkg
+else
+    cargo run -q -p eldorado-web --features rules-pages --bin rules-pages -- www/pkg
+fi
 echo "build-web: rules pages written: $(wc -c www/pkg/rules-fr.html www/pkg/rules-en.html | tail -1)"
 
 # == Content-hashed names, for long-lived caching (scripts/hash-web.sh) ==

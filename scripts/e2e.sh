@@ -27,7 +27,12 @@ done
 if [ "${ELDORADO_WEB_BUILT:-}" != 1 ]; then
     scripts/build-web.sh
 fi
-cargo build -p eldorado-cli -p eldorado-portal-example
+# shellcheck source=scripts/native-selection.sh
+source scripts/native-selection.sh
+# The server, the portal and these tests, as scripts/test.sh's native tests
+# built them (nothing to build after them): `--tests` makes it the same
+# selection, as cargo test has the dev-dependencies' features.
+cargo build "${native_selection[@]}" --bins --tests
 # The binary of this build, wherever CARGO_TARGET_DIR puts it.
 target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 export ELDORADO_BIN="$target_dir/debug/eldorado"
@@ -38,5 +43,10 @@ started=$(date +%s)
 # The tests are #[ignore]d so that a plain `cargo test --workspace` (which
 # builds neither the bundle nor the server) skips them; one at a time, as
 # each starts its own server and browser on two cores.
-cargo test -p eldorado-e2e -- --ignored --test-threads=1 "$@"
+# Run by name (every file of crates/e2e/tests) in the same selection: a
+# test of another crate with the same name runs too, and has no ignored
+# tests to run.
+e2e_tests=()
+for file in crates/e2e/tests/*.rs; do e2e_tests+=(--test "$(basename "$file" .rs)"); done
+cargo test "${native_selection[@]}" "${e2e_tests[@]}" -- --ignored --test-threads=1 "$@"
 echo "e2e: passed in $(( $(date +%s) - started )) s; screenshots in target/e2e/"

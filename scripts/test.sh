@@ -31,15 +31,14 @@ scripts/setup.sh --test
 step "format"
 cargo fmt --all -- --check
 
+# shellcheck source=scripts/native-selection.sh
+source scripts/native-selection.sh
+
 step "clippy (native)"
-# The rules panel's page tool (src/bin/rules-pages.rs) is behind a feature.
-cargo clippy --workspace --all-targets --features eldorado-web/rules-pages -- -D warnings
+cargo clippy "${native_selection[@]}" --all-targets -- -D warnings
 
 step "clippy (wasm32)"
 cargo clippy -p eldorado-engine -p eldorado-api -p eldorado-web --target wasm32-unknown-unknown -- -D warnings
-
-step "engine builds for wasm32"
-cargo build -p eldorado-engine --target wasm32-unknown-unknown
 
 step "PostgreSQL for the store and deployment tests"
 if url=$(scripts/test-postgres.sh); then
@@ -49,8 +48,9 @@ else
 fi
 
 step "native tests"
-cargo test --workspace --exclude eldorado-web
-cargo test -p eldorado-web --lib
+# The page's browser tests (tests/*.rs) build here too, with no test to
+# run natively: wasm-pack runs them below.
+cargo test "${native_selection[@]}"
 # The server tests' data directories (copies of 400,000-ticket blocks).
 rm -rf "${CARGO_TARGET_DIR:-target}/tmp"
 
@@ -67,7 +67,8 @@ wasm-pack test --headless --chrome --chromedriver "$CHROMEDRIVER"
 step "release bundle, under its size ceiling"
 # 227,000 bytes as served (gzip): a bundle that grows past it fails here.
 # Built once: scripts/e2e.sh then plays this same bundle.
-scripts/build-web.sh
+# The rules pages' tool is the one the native tests built.
+ELDORADO_RULES_PAGES_BIN=${CARGO_TARGET_DIR:-target}/debug/rules-pages scripts/build-web.sh
 scripts/check-web-size.sh
 export ELDORADO_WEB_BUILT=1
 
