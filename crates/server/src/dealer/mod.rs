@@ -13,13 +13,14 @@
 //! is down only delays deals: no purchase is ever dealt from another round.
 
 mod beacon_client;
+mod waiting;
 
 pub use beacon_client::{BeaconClient, BeaconClientError};
 
 use crate::clock::Clock;
 use crate::config::DealingConfig;
 use crate::error::ApiError;
-use crate::store::deal::{Randomness, Trees};
+use crate::store::deal::{Dealt, Randomness, Trees};
 use crate::store::{PurchaseRecord, SaleRecord, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,8 +39,11 @@ pub struct Dealer {
     announcement: eldorado_api::beacon::Dealing,
     wait: Duration,
     poll: Duration,
-    /// Counts the purchases this server dealt: waiting requests look again.
+    /// Counts the purchases this server dealt (the seamless wallet's
+    /// outbox then sends the prize credits they queued).
     dealt: watch::Sender<u64>,
+    /// The sale requests waiting here for their deals.
+    waiting: Arc<waiting::Waiting>,
 }
 
 impl Dealer {
@@ -65,6 +69,7 @@ impl Dealer {
             wait: config.wait,
             poll: config.poll,
             dealt: watch::channel(0).0,
+            waiting: Arc::default(),
         })
     }
 
@@ -120,10 +125,11 @@ impl Dealer {
             let pass = self.pass(&store, &*clock, trees, &mut beacon_down).await;
             trees = pass.0;
             match pass.1 {
-                Ok(0) => {}
+                Ok(dealt) if dealt.is_empty() => {}
                 Ok(dealt) => {
-                    tracing::debug!(dealt, "purchases dealt");
-                    self.dealt.send_modify(|n| *n += dealt as u64);
+                    tracing::debug!(dealt = dealt.len(), "purchases dealt");
+                    self.waiting.dealt(dealt.iter().map(|d| d.purchase_id));
+                    self.dealt.send_modify(|n| *n += dealt.len() as u64);
                     // Their buyers wait for the sales' records next.
                     log_kick.notify_one();
                 }
@@ -138,7 +144,7 @@ impl Dealer {
         clock: &dyn Clock,
         trees: Trees,
         beacon_down: &mut bool,
-    ) -> (Trees, Result<usize, String>) {
+    ) -> (Trees, Result<Vec<Dealt>, String>) {
         let rounds = {
             let store = Arc::clone(store);
             tokio::task::spawn_blocking(move || store.undealt_rounds(ROUNDS_PER_PASS)).await
@@ -170,7 +176,7 @@ impl Dealer {
             }
         }
         if randomness.is_empty() {
-            return (trees, Ok(0));
+            return (trees, Ok(Vec::new()));
         }
         if std::mem::replace(beacon_down, false) {
             tracing::info!("the beacon answers again: dealing");
@@ -185,29 +191,46 @@ impl Dealer {
         match dealt {
             Ok((trees, Ok(dealt))) => {
                 crate::metrics::dealt(&dealt);
-                (trees, Ok(dealt.len()))
+                (trees, Ok(dealt))
             }
             Ok((_, Err(e))) => (Trees::new(), Err(e.to_string())),
             Err(e) => (Trees::new(), Err(e.to_string())),
         }
     }
 
-    /// The sale of `purchase` once dealt, waiting up to `--deal-wait-ms`;
-    /// `DEAL_PENDING` after that (the purchase stands and is dealt later).
     /// Changes whenever this server deals: the seamless wallet's outbox
     /// then sends the prize credits the deals queued.
     pub fn deals(&self) -> watch::Receiver<u64> {
         self.dealt.subscribe()
     }
 
+    /// The sale of `purchase` once dealt, waiting up to `--deal-wait-ms`;
+    /// `DEAL_PENDING` after that (the purchase stands and is dealt later).
+    /// The store is looked at once the purchase's round is out (no server
+    /// can deal it sooner), then when this server deals it, or every two
+    /// polls in case another server on the database did.
     pub async fn dealt_sale(
         &self,
         store: &Arc<dyn Store>,
+        clock: &dyn Clock,
         purchase: &PurchaseRecord,
     ) -> Result<SaleRecord, ApiError> {
-        let deadline = tokio::time::Instant::now() + self.wait;
-        let mut dealt = self.dealt.subscribe();
+        let start = tokio::time::Instant::now();
+        let deadline = start + self.wait;
+        // Entered before the first look: a deal committed after that look
+        // still wakes it.
+        let mut entry = self.waiting.enter(purchase.purchase_id);
+        let round_out_ms = self
+            .beacon
+            .schedule()
+            .time_of(purchase.round)
+            .saturating_sub(clock.now_ms());
+        let mut look_at = start + Duration::from_millis(round_out_ms);
         loop {
+            tokio::select! {
+                () = entry.woken() => {}
+                () = tokio::time::sleep_until(look_at.min(deadline)) => {}
+            }
             let found = {
                 let store = Arc::clone(store);
                 let (purchase_id, player) = (purchase.purchase_id, purchase.player_id.clone());
@@ -226,10 +249,7 @@ impl Dealer {
             if now >= deadline {
                 return Err(ApiError::DealPending);
             }
-            // Another server may deal it: look again at least every two
-            // polls even if this one deals nothing.
-            let _ =
-                tokio::time::timeout((deadline - now).min(self.poll * 2), dealt.changed()).await;
+            look_at = now + self.poll * 2;
         }
     }
 }

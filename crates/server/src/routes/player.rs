@@ -303,7 +303,11 @@ async fn sell(
     let record = match outcome {
         SaleOutcome::Sold(record) | SaleOutcome::Replayed(record) => record,
         SaleOutcome::Bought(purchase) => match &state.dealer {
-            Some(dealer) => dealer.dealt_sale(&state.store, &purchase).await?,
+            Some(dealer) => {
+                dealer
+                    .dealt_sale(&state.store, &*state.clock, &purchase)
+                    .await?
+            }
             // Bought on a server with a beacon: that server deals it.
             None => return Err(ApiError::DealPending),
         },
