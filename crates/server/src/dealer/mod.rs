@@ -206,15 +206,17 @@ impl Dealer {
 
     /// The sale of `purchase` once dealt, waiting up to `--deal-wait-ms`;
     /// `DEAL_PENDING` after that (the purchase stands and is dealt later).
-    /// The store is looked at once the purchase's round is out (no server
-    /// can deal it sooner), then when this server deals it, or every two
-    /// polls in case another server on the database did.
+    /// With the sale comes the purchase as dealt, with its evidence. The
+    /// store is looked at when this server deals the purchase, and from two
+    /// polls after its round is out (no server can deal it sooner) every
+    /// two polls, in case another server on the database dealt it; at once
+    /// if the round is out already (a retry).
     pub async fn dealt_sale(
         &self,
         store: &Arc<dyn Store>,
         clock: &dyn Clock,
         purchase: &PurchaseRecord,
-    ) -> Result<SaleRecord, ApiError> {
+    ) -> Result<(SaleRecord, PurchaseRecord), ApiError> {
         let start = tokio::time::Instant::now();
         let deadline = start + self.wait;
         // Entered before the first look: a deal committed after that look
@@ -225,7 +227,12 @@ impl Dealer {
             .schedule()
             .time_of(purchase.round)
             .saturating_sub(clock.now_ms());
-        let mut look_at = start + Duration::from_millis(round_out_ms);
+        // By then this server has dealt it and woken this request, unless
+        // another server dealt it first.
+        let mut look_at = match round_out_ms {
+            0 => start,
+            ms => start + Duration::from_millis(ms) + self.poll * 2,
+        };
         loop {
             tokio::select! {
                 () = entry.woken() => {}
@@ -234,9 +241,12 @@ impl Dealer {
             let found = {
                 let store = Arc::clone(store);
                 let (purchase_id, player) = (purchase.purchase_id, purchase.player_id.clone());
-                tokio::task::spawn_blocking(move || {
-                    match store.purchase(purchase_id)?.and_then(|p| p.sale_id) {
-                        Some(sale_id) => store.sale(&player, sale_id),
+                tokio::task::spawn_blocking(move || -> crate::store::StoreResult<_> {
+                    let Some(dealt) = store.purchase(purchase_id)? else {
+                        return Ok(None);
+                    };
+                    match dealt.sale_id {
+                        Some(sale_id) => Ok(store.sale(&player, sale_id)?.map(|s| (s, dealt))),
                         None => Ok(None),
                     }
                 })

@@ -9,7 +9,7 @@ use crate::seamless_wallet::SeamlessWallet;
 use crate::sessions::Session;
 use crate::state::AppState;
 use crate::store::deal::read_proof;
-use crate::store::{NewPlayer, PlayerKind, SaleOutcome, SaleRecord, SaleRequest};
+use crate::store::{NewPlayer, PlayerKind, PurchaseRecord, SaleOutcome, SaleRecord, SaleRequest};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -37,8 +37,18 @@ fn own_sale(state: &AppState, player_id: &str, sale_id: u64) -> Result<SaleRecor
 
 /// Signs a recorded sale into its response body (blocking).
 pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleResponse, ApiError> {
+    sale_body_dealt(state, record, None)
+}
+
+/// [`sale_body`], given the purchase `record` was dealt for when the
+/// caller holds it already (read with the sale): not read again.
+fn sale_body_dealt(
+    state: &AppState,
+    record: &SaleRecord,
+    purchase: Option<PurchaseRecord>,
+) -> Result<SaleResponse, ApiError> {
     let deal = match state.dealer {
-        Some(_) => deal_evidence(state, record)?,
+        Some(_) => deal_evidence(state, record, purchase)?,
         None => None,
     };
     Ok(SaleResponse {
@@ -54,8 +64,16 @@ pub(super) fn sale_body(state: &AppState, record: &SaleRecord) -> Result<SaleRes
 }
 
 /// How the beacon dealt `record`, if it did (blocking).
-fn deal_evidence(state: &AppState, record: &SaleRecord) -> Result<Option<DealEvidence>, ApiError> {
-    let Some(purchase) = state.store.purchase_of_sale(record.sale_id)? else {
+fn deal_evidence(
+    state: &AppState,
+    record: &SaleRecord,
+    purchase: Option<PurchaseRecord>,
+) -> Result<Option<DealEvidence>, ApiError> {
+    let purchase = match purchase {
+        Some(purchase) => Some(purchase),
+        None => state.store.purchase_of_sale(record.sale_id)?,
+    };
+    let Some(purchase) = purchase else {
         return Ok(None);
     };
     let (Some(index), Some(proof), Some(signature)) = (
@@ -300,13 +318,14 @@ async fn sell(
         Some(wallet) => wallet.sell(request).await?,
         None => state.desk.sell(request).await?,
     };
-    let record = match outcome {
-        SaleOutcome::Sold(record) | SaleOutcome::Replayed(record) => record,
+    let (record, dealt) = match outcome {
+        SaleOutcome::Sold(record) | SaleOutcome::Replayed(record) => (record, None),
         SaleOutcome::Bought(purchase) => match &state.dealer {
             Some(dealer) => {
-                dealer
+                let (record, dealt) = dealer
                     .dealt_sale(&state.store, &*state.clock, &purchase)
-                    .await?
+                    .await?;
+                (record, Some(dealt))
             }
             // Bought on a server with a beacon: that server deals it.
             None => return Err(ApiError::DealPending),
@@ -336,7 +355,7 @@ async fn sell(
         sale_body(&state, &record)?
     } else {
         state
-            .blocking(move |state| sale_body(state, &record))
+            .blocking(move |state| sale_body_dealt(state, &record, dealt))
             .await?
     };
     Ok(Json(body))
