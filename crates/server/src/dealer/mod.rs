@@ -43,7 +43,7 @@ pub struct Dealer {
     /// outbox then sends the prize credits they queued).
     dealt: watch::Sender<u64>,
     /// The sale requests waiting here for their deals.
-    waiting: Arc<waiting::Waiting>,
+    waiting: waiting::Waiting,
 }
 
 impl Dealer {
@@ -69,7 +69,7 @@ impl Dealer {
             wait: config.wait,
             poll: config.poll,
             dealt: watch::channel(0).0,
-            waiting: Arc::default(),
+            waiting: waiting::Waiting::default(),
         })
     }
 

@@ -3,7 +3,7 @@
 //! buyer instead of every request waiting.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use tokio::sync::oneshot;
 
 #[derive(Default)]
@@ -14,11 +14,11 @@ pub struct Waiting {
 impl Waiting {
     /// Waits for `purchase_id` from now on: a deal committed after this
     /// call wakes the returned entry.
-    pub fn enter(self: &Arc<Self>, purchase_id: u64) -> Entry {
+    pub fn enter(&self, purchase_id: u64) -> Entry<'_> {
         let (tx, rx) = oneshot::channel();
         self.lock().entry(purchase_id).or_default().push(tx);
         Entry {
-            waiting: Arc::clone(self),
+            waiting: self,
             purchase_id,
             woken: Some(rx),
         }
@@ -50,13 +50,13 @@ impl Waiting {
 
 /// One request's wait; leaving (answered, timed out or dropped with its
 /// request) takes it out of the map.
-pub struct Entry {
-    waiting: Arc<Waiting>,
+pub struct Entry<'a> {
+    waiting: &'a Waiting,
     purchase_id: u64,
     woken: Option<oneshot::Receiver<()>>,
 }
 
-impl Entry {
+impl Entry<'_> {
     /// Until this server deals the purchase; pending for good once it did
     /// (the caller then looks at the store and stops waiting).
     pub async fn woken(&mut self) {
@@ -70,7 +70,7 @@ impl Entry {
     }
 }
 
-impl Drop for Entry {
+impl Drop for Entry<'_> {
     fn drop(&mut self) {
         self.woken = None;
         let mut by_purchase = self.waiting.lock();
@@ -92,7 +92,7 @@ mod tests {
     // second for tokio.
     #[tokio::test(start_paused = true)]
     async fn a_deal_wakes_its_own_buyers_only() {
-        let waiting = Arc::new(Waiting::default());
+        let waiting = Waiting::default();
         let mut first = waiting.enter(7);
         let mut retry = waiting.enter(7);
         let mut other = waiting.enter(8);
@@ -113,7 +113,7 @@ mod tests {
 
     #[tokio::test]
     async fn one_request_leaving_keeps_the_others_waiting() {
-        let waiting = Arc::new(Waiting::default());
+        let waiting = Waiting::default();
         let gone = waiting.enter(3);
         let mut staying = waiting.enter(3);
         drop(gone);
