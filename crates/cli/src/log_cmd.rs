@@ -60,6 +60,11 @@ pub struct AuditArgs {
     /// default: the one the server announces.
     #[arg(long, value_name = "HEX")]
     beacon_key: Option<String>,
+    /// How long to keep sending a request again while the server (or the
+    /// beacon) answers busy (429, or 503 other than "no checkpoint yet"),
+    /// waiting as its Retry-After says; 0: fail at the first busy answer.
+    #[arg(long, value_name = "N", default_value_t = 120)]
+    retry_secs: u64,
 }
 
 pub fn run(command: LogCommand) -> Result<ExitCode, String> {
@@ -85,7 +90,8 @@ struct Announced {
 fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
     crate::logging::init();
     let started = Instant::now();
-    let client = LogClient::new(&args.url)?;
+    let retry_for = Duration::from_secs(args.retry_secs);
+    let client = LogClient::new(&args.url)?.retrying_for(retry_for);
     let mut findings = Vec::new();
     let announced = announced(&client, args, &mut findings)?;
     let previous = args
@@ -135,7 +141,7 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
         (_, 0) => DealCounts::default(),
         (Some((url, key, key_hex)), _) => {
             tracing::info!(beacon = %url, "re-dealing the purchases from the beacon's rounds");
-            let beacon = LogClient::new(url)?;
+            let beacon = LogClient::new(url)?.retrying_for(retry_for);
             let rounds = deals::fetch_rounds(&beacon, key, audit.records())?;
             let (counts, deal_findings) = deals::check_deals(audit.records(), &rounds);
             findings.extend(deal_findings);

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 /// Longest a request may take before it counts as failed.
 const TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest a purchase may wait for its deal, its retries included.
+const DEAL_PATIENCE: Duration = Duration::from_secs(60);
 
 #[derive(Clone)]
 pub struct Http(reqwest::Client);
@@ -55,6 +57,30 @@ impl Http {
     ) -> Result<(StatusCode, Value), String> {
         self.send(Method::POST, url, token, Some(body.to_owned()))
             .await
+    }
+
+    /// A sale by the beacon, sent again with the same body (so the same
+    /// idempotency key) while it is answered `DEAL_PENDING`, as the page
+    /// does: on a loaded machine a round can come later than the server's
+    /// `--deal-wait-ms`. Gives up after `DEAL_PATIENCE` and returns the last
+    /// answer.
+    pub async fn buy_until_dealt(
+        &self,
+        url: &str,
+        token: &str,
+        body: &str,
+    ) -> Result<(StatusCode, Value), String> {
+        let started = std::time::Instant::now();
+        loop {
+            let (status, reply) = self.post(url, Some(token), body).await?;
+            let pending = status == StatusCode::SERVICE_UNAVAILABLE
+                && reply["error"]["code"] == "DEAL_PENDING";
+            if !pending || started.elapsed() >= DEAL_PATIENCE {
+                return Ok((status, reply));
+            }
+            // The server's Retry-After.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
     }
 
     /// The server's `/metrics` text, or the failure.

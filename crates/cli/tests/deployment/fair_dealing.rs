@@ -86,7 +86,7 @@ fn three_servers_deal_each_purchase_once_by_the_beacon() {
                         r#"{{"stake_cents":50,"idempotency_key":"fair-{c:02}-play-{j:02}"}}"#
                     );
                     let (status, reply) = http
-                        .post(&format!("{url}/api/sales"), Some(&token), &body)
+                        .buy_until_dealt(&format!("{url}/api/sales"), &token, &body)
                         .await
                         .unwrap();
                     assert_eq!(status, StatusCode::OK, "{url}: {reply}");
