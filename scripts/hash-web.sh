@@ -9,6 +9,7 @@
 #   www/pkg/eldorado_web-<hash>.js        the glue, loading that module
 #   www/pkg/main-<hash>.js                www/main.js, importing that glue, minified (terser)
 #   www/pkg/style-<hash>.css              www/style.css, minified (csso)
+# The page carries the module itself (below), so it is not fetched by name.
 # <hash>: the first 16 hex digits of the file's SHA-256. The unhashed files
 # stay beside them for the tools that read the bundle by name
 # (www/bench/measure.sh, the source index.html).
@@ -74,9 +75,39 @@ sed -e "s#\"www/pkg/eldorado_web\.js\"#\"www/pkg/$glue\"#" \
 echo "hash-web: $pkg/index.html loads $main, $glue, $wasm, $style"
 
 if ! command -v node >/dev/null; then
-    echo "hash-web: no node (scripts/setup.sh installs it): the server compresses on the fly" >&2
+    echo "hash-web: no node (scripts/setup.sh installs it): the page fetches its module, the server compresses on the fly" >&2
     exit 0
 fi
+
+# The page carries the module in its empty `eldorado-module` block instead
+# of preloading it: on a phone network that is a round trip less before
+# « Jouer » (docs/BENCHMARKS.md, 2026-12-06). One character per byte, so
+# that brotli and gzip still find the module's repeats (base64 would cost
+# a third more compressed); the three bytes a script block cannot hold as
+# themselves (NUL, CR, "<") are written as U+0100 + byte. www/main.js reads
+# it back. The hashed module file stays for the tools that read it by name.
+needs '<script type="application/octet-stream" id="eldorado-module"></script>' "$pkg/index.html"
+needs "<link rel=\"preload\" href=\"www/pkg/$wasm\"" "$pkg/index.html"
+node - "$pkg/$wasm" "$pkg/index.html" <<'JS'
+const fs = require("fs");
+const [wasmFile, pageFile] = process.argv.slice(2);
+const bytes = fs.readFileSync(wasmFile);
+let text = "";
+for (const b of bytes) {
+  text += String.fromCharCode(b === 0x00 || b === 0x0d || b === 0x3c ? 0x100 + b : b);
+}
+const page = fs
+  .readFileSync(pageFile, "utf8")
+  .split("\n")
+  .filter((line) => !line.startsWith('<link rel="preload" href="www/pkg/eldorado_web_bg-'))
+  .join("\n")
+  .replace(
+    '<script type="application/octet-stream" id="eldorado-module"></script>',
+    () => `<script type="application/octet-stream" id="eldorado-module">${text}</script>`,
+  );
+fs.writeFileSync(pageFile, page, "utf8");
+JS
+echo "hash-web: $pkg/index.html carries the module ($(wc -c <"$pkg/index.html") bytes)"
 node - "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html" <<'JS'
 const fs = require("fs");
 const zlib = require("zlib");

@@ -65,7 +65,7 @@ export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-300}
 wasm-pack test --headless --chrome --chromedriver "$CHROMEDRIVER"
 
 step "release bundle, under its size ceiling"
-# 227,000 bytes as served (gzip): a bundle that grows past it fails here.
+# 240,000 bytes as served (gzip): a bundle that grows past it fails here.
 # Built once: scripts/e2e.sh then plays this same bundle.
 # The rules pages' tool is the one the native tests built.
 ELDORADO_RULES_PAGES_BIN=${CARGO_TARGET_DIR:-target}/debug/rules-pages scripts/build-web.sh

@@ -2,7 +2,6 @@
 // Everything else (state, rules, verification, drawing) lives in Rust.
 import init, { launch } from "./pkg/eldorado_web.js";
 
-const root = document.getElementById("eldorado");
 let game = null;
 
 // The game's first requests, sent now rather than once its module has
@@ -39,20 +38,47 @@ function earlyRequests() {
   return early;
 }
 
+// The module as the built page carries it (scripts/hash-web.sh), one
+// character per byte, or nothing (the source page): then the glue fetches
+// it. Carried, it comes with the page instead of a round trip after it.
+function carriedModule() {
+  const block = document.getElementById("eldorado-module");
+  const text = block ? block.textContent : "";
+  if (!text) return undefined;
+  block.remove();
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // The three bytes the page cannot carry as themselves (NUL, CR, "<") come as U+0100 + byte.
+    bytes[i] = c >= 0x100 ? c - 0x100 : c;
+  }
+  return bytes;
+}
+
 async function main() {
+  // This script runs as soon as it arrives (async), before the rest of the
+  // page (the module it carries, the game's element) is read.
+  const parsed =
+    document.readyState === "loading"
+      ? new Promise((done) => addEventListener("DOMContentLoaded", done, { once: true }))
+      : Promise.resolve();
+  const root = () => document.getElementById("eldorado");
   try {
     const early = earlyRequests();
-    await init();
-    game = launch(root, early);
+    await parsed;
+    const bytes = carriedModule();
+    await init(bytes ? { module_or_path: bytes } : undefined);
+    game = launch(root(), early);
   } catch (error) {
     // Kept for whoever opens the console (and the end-to-end logs); the
     // player gets the plain message below.
     console.error("Eldorado failed to start:", error);
+    await parsed;
     const english = new URLSearchParams(location.search).get("lang") === "en";
-    root.textContent = english
+    root().textContent = english
       ? "The game could not start in this browser. Please update it or try another one."
       : "Le jeu n'a pas pu démarrer dans ce navigateur. Mettez-le à jour ou essayez-en un autre.";
-    root.setAttribute("role", "alert");
+    root().setAttribute("role", "alert");
   }
 }
 
