@@ -1,6 +1,7 @@
 // The only JavaScript of the game: load the wasm module and mount it.
 // Everything else (state, rules, verification, drawing) lives in Rust.
-import init, { launch } from "./pkg/eldorado_web.js";
+// The glue is imported once the first requests are out (below), so that
+// they leave as soon as this script arrives, not once the glue has too.
 
 let game = null;
 
@@ -65,6 +66,7 @@ async function main() {
   const root = () => document.getElementById("eldorado");
   try {
     const early = earlyRequests();
+    const { default: init, launch } = await import("./pkg/eldorado_web.js");
     await parsed;
     const bytes = carriedModule();
     await init(bytes ? { module_or_path: bytes } : undefined);
