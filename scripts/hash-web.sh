@@ -5,15 +5,16 @@
 # its name, so the server lets browsers keep it a year (Cache-Control
 # immutable); the page itself is revalidated on every load (no-cache) and
 # names the new files after each build. Run by scripts/build-web.sh.
-#   www/pkg/eldorado_web_bg-<hash>.wasm   the module
+#   www/pkg/eldorado_web_bg-<hash>.wasm   the module, without node only (see below)
 #   www/pkg/eldorado_web-<hash>.js        the glue, loading that module
 #   www/pkg/main-<hash>.js                www/main.js, importing that glue, minified (terser)
 #   www/pkg/style-<hash>.css              www/style.css, minified (csso)
-# The page carries the module itself (below), so it is not fetched by name.
+# With node, the page carries the module itself (below), and no hashed
+# module file is left: nothing would fetch it.
 # <hash>: the first 16 hex digits of the file's SHA-256. The unhashed files
 # stay beside them for the tools that read the bundle by name
 # (www/bench/measure.sh, the source index.html).
-# Each of these five files also gets its brotli (.br, quality 11) and gzip
+# Each of these files also gets its brotli (.br, quality 11) and gzip
 # (.gz, zopfli or else level 9) forms, which the server sends as the browser accepts:
 # compressed once here at the best level, never per request. Only files
 # written here are precompressed, so none can go stale beside its source.
@@ -85,7 +86,8 @@ fi
 # that brotli and gzip still find the module's repeats (base64 would cost
 # a third more compressed); the three bytes a script block cannot hold as
 # themselves (NUL, CR, "<") are written as U+0100 + byte. www/main.js reads
-# it back. The hashed module file stays for the tools that read it by name.
+# it back. The hashed module file is then named by nothing: it goes, and
+# is not compressed for nothing (the unhashed one stays for the tools).
 needs '<script type="application/octet-stream" id="eldorado-module"></script>' "$pkg/index.html"
 needs "<link rel=\"preload\" href=\"www/pkg/$wasm\"" "$pkg/index.html"
 node - "$pkg/$wasm" "$pkg/index.html" <<'JS'
@@ -107,8 +109,9 @@ const page = fs
   );
 fs.writeFileSync(pageFile, page, "utf8");
 JS
+rm "$pkg/$wasm"
 echo "hash-web: $pkg/index.html carries the module ($(wc -c <"$pkg/index.html") bytes)"
-node - "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html" <<'JS'
+node - "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html" <<'JS'
 const fs = require("fs");
 const zlib = require("zlib");
 for (const file of process.argv.slice(2)) {
@@ -126,8 +129,8 @@ JS
 # zopfli writes the same gzip format 4-5 % smaller than zlib's level 9
 # (scripts/setup.sh installs it; without it, level 9 stays).
 if command -v zopfli >/dev/null; then
-    for file in "$pkg/$wasm" "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html"; do
+    for file in "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html"; do
         zopfli -c "$file" >"$file.gz"
     done
 fi
-echo "hash-web: precompressed: $(wc -c <"$pkg/$wasm.br") bytes brotli, $(wc -c <"$pkg/$wasm.gz") bytes gzip for the module"
+echo "hash-web: precompressed: $(wc -c <"$pkg/index.html.br") bytes brotli, $(wc -c <"$pkg/index.html.gz") bytes gzip for the page carrying the module"
