@@ -18,6 +18,12 @@ cd "$(dirname "$0")/.."
 
 # The stable compiler as released (rust-toolchain.toml), no unstable option.
 wasm-pack build --profile wasm-release --target web --out-dir www/pkg --no-typescript --no-pack . -- -p eldorado-web
+# The check of the beacon's rounds, a module the page loads after its first
+# download (crates/beacon-check/src/lib.rs says why). Built apart, then
+# moved beside the page's: wasm-pack owns the directory it writes to.
+beacon_out=${CARGO_TARGET_DIR:-$PWD/target}/beacon-check-pkg
+wasm-pack build --profile wasm-release --target web --out-dir "$beacon_out" --no-typescript --no-pack crates/beacon-check
+mv "$beacon_out/eldorado_beacon_check.js" "$beacon_out/eldorado_beacon_check_bg.wasm" www/pkg/
 
 tools=${ELDORADO_TOOLS:-$HOME/.cache/eldorado-tools}
 pick_wasm_opt() {
@@ -28,47 +34,48 @@ pick_wasm_opt() {
     done
 }
 wasm_opt=$(pick_wasm_opt)
-if [ -z "$wasm_opt" ]; then
-    echo "build-web: no wasm-opt >= 116 (run scripts/setup.sh); the bundle works but is larger" >&2
-    scripts/hash-web.sh
-    exit 0
-fi
-wasm=www/pkg/eldorado_web_bg.wasm
-# Flattened and its control flow rebuilt (--rereloop) before -Oz: 0.7 KB
-# less compressed than -Oz alone (docs/BENCHMARKS.md). --low-memory-unused:
-# nothing lives in the first 1 KB of memory (Rust's stack sits below 1 MB
-# and grows down towards it, its data above), so binaryen may fold small
-# constant offsets into loads and stores: 0.7 KB more.
-"$wasm_opt" --flatten --rereloop -Oz -Oz --converge --strip-producers --low-memory-unused --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals --enable-reference-types --enable-multivalue "$wasm" -o "$wasm.opt"
-mv "$wasm.opt" "$wasm"
-echo "build-web: optimised with $wasm_opt: $(wc -c <"$wasm") bytes"
-
-# Short import, export and module names, renamed to match in the glue
-# (scripts/minify-wasm-names.mjs says why).
-glue=www/pkg/eldorado_web.js
-if command -v node >/dev/null; then
-    "$wasm_opt" --minify-imports-and-exports-and-modules --enable-bulk-memory --enable-nontrapping-float-to-int \
-        --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-        "$wasm" -o "$wasm.min" >www/pkg/names.json
-    node scripts/minify-wasm-names.mjs "$glue" www/pkg/names.json "$wasm.min"
-    mv "$wasm.min" "$wasm"
-    rm www/pkg/names.json
-    echo "build-web: short names: $(wc -c <"$wasm") bytes"
-else
-    echo "build-web: no node (run scripts/setup.sh); the module keeps wasm-bindgen's long names" >&2
-fi
-
-# The glue, minified (an ES module: its exports keep their names; quotes
-# kept as written, for scripts/hash-web.sh's name replacement).
+[ -n "$wasm_opt" ] || echo "build-web: no wasm-opt >= 116 (run scripts/setup.sh); the modules work but are larger" >&2
 terser=$tools/terser/node_modules/.bin/terser
-if [ -x "$terser" ]; then
-    "$terser" "$glue" --module --compress --mangle --format quote_style=3 -o "$glue.min"
-    mv "$glue.min" "$glue"
-    echo "build-web: glue minified with terser: $(wc -c <"$glue") bytes"
-else
-    echo "build-web: no terser (run scripts/setup.sh); the glue is not minified" >&2
-fi
+[ -x "$terser" ] || echo "build-web: no terser (run scripts/setup.sh); the glues are not minified" >&2
+command -v node >/dev/null ||
+    echo "build-web: no node (run scripts/setup.sh); the modules keep wasm-bindgen's long names" >&2
+features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+    --enable-mutable-globals --enable-reference-types --enable-multivalue)
+
+# Optimises www/pkg/<name>_bg.wasm and minifies its glue www/pkg/<name>.js.
+shrink() {
+    local wasm=www/pkg/$1_bg.wasm glue=www/pkg/$1.js
+    if [ -n "$wasm_opt" ]; then
+        # Flattened and its control flow rebuilt (--rereloop) before -Oz: 0.7 KB
+        # less compressed than -Oz alone (docs/BENCHMARKS.md). --low-memory-unused:
+        # nothing lives in the first 1 KB of memory (Rust's stack sits below 1 MB
+        # and grows down towards it, its data above), so binaryen may fold small
+        # constant offsets into loads and stores: 0.7 KB more.
+        "$wasm_opt" --flatten --rereloop -Oz -Oz --converge --strip-producers --low-memory-unused \
+            "${features[@]}" "$wasm" -o "$wasm.opt"
+        mv "$wasm.opt" "$wasm"
+        echo "build-web: $1 optimised with $wasm_opt: $(wc -c <"$wasm") bytes"
+        # Short import, export and module names, renamed to match in the glue
+        # (scripts/minify-wasm-names.mjs says why).
+        if command -v node >/dev/null; then
+            "$wasm_opt" --minify-imports-and-exports-and-modules "${features[@]}" \
+                "$wasm" -o "$wasm.min" >www/pkg/names.json
+            node scripts/minify-wasm-names.mjs "$glue" www/pkg/names.json "$wasm.min"
+            mv "$wasm.min" "$wasm"
+            rm www/pkg/names.json
+            echo "build-web: $1 with short names: $(wc -c <"$wasm") bytes"
+        fi
+    fi
+    # The glue, minified (an ES module: its exports keep their names; quotes
+    # kept as written, for scripts/hash-web.sh's name replacement).
+    if [ -x "$terser" ]; then
+        "$terser" "$glue" --module --compress --mangle --format quote_style=3 -o "$glue.min"
+        mv "$glue.min" "$glue"
+        echo "build-web: $1's glue minified with terser: $(wc -c <"$glue") bytes"
+    fi
+}
+shrink eldorado_web
+shrink eldorado_beacon_check
 
 # The rules panel's pages, www/pkg/rules-fr.html and rules-en.html, written
 # natively from the engine and the page's texts: the page fetches one the

@@ -7,7 +7,9 @@
 # names the new files after each build. Run by scripts/build-web.sh.
 #   www/pkg/eldorado_web_bg-<hash>.wasm   the module, without node only (see below)
 #   www/pkg/eldorado_web-<hash>.js        the glue, loading that module
-#   www/pkg/main-<hash>.js                www/main.js, importing that glue, minified (terser)
+#   www/pkg/eldorado_beacon_check_bg-<hash>.wasm   the check of the beacon's rounds
+#   www/pkg/eldorado_beacon_check-<hash>.js        its glue, loading that module
+#   www/pkg/main-<hash>.js                www/main.js, importing both glues, minified (terser)
 #   www/pkg/style-<hash>.css              www/style.css, minified (csso)
 # With node, the page carries the module itself (below), and no hashed
 # module file is left: nothing would fetch it.
@@ -30,7 +32,8 @@ hash16() { sha256sum "$1" | cut -c1-16; }
 # glue or of the page must not silently leave the old names in place.
 needs() { grep -qF "$1" "$2" || fail "$2 no longer mentions $1"; }
 
-rm -f "$pkg"/eldorado_web_bg-*.wasm* "$pkg"/eldorado_web-*.js* "$pkg"/main-*.js* "$pkg"/style-*.css* "$pkg"/index.html*
+rm -f "$pkg"/eldorado_web_bg-*.wasm* "$pkg"/eldorado_web-*.js* "$pkg"/main-*.js* "$pkg"/style-*.css* "$pkg"/index.html* \
+    "$pkg"/eldorado_beacon_check_bg-*.wasm* "$pkg"/eldorado_beacon_check-*.js*
 
 wasm=eldorado_web_bg-$(hash16 "$pkg/eldorado_web_bg.wasm").wasm
 cp "$pkg/eldorado_web_bg.wasm" "$pkg/$wasm"
@@ -40,8 +43,17 @@ sed "s/'eldorado_web_bg\.wasm'/'$wasm'/" "$pkg/eldorado_web.js" >"$pkg/glue.tmp"
 glue=eldorado_web-$(hash16 "$pkg/glue.tmp").js
 mv "$pkg/glue.tmp" "$pkg/$glue"
 
+check_wasm=eldorado_beacon_check_bg-$(hash16 "$pkg/eldorado_beacon_check_bg.wasm").wasm
+cp "$pkg/eldorado_beacon_check_bg.wasm" "$pkg/$check_wasm"
+needs "'eldorado_beacon_check_bg.wasm'" "$pkg/eldorado_beacon_check.js"
+sed "s/'eldorado_beacon_check_bg\.wasm'/'$check_wasm'/" "$pkg/eldorado_beacon_check.js" >"$pkg/glue.tmp"
+check_glue=eldorado_beacon_check-$(hash16 "$pkg/glue.tmp").js
+mv "$pkg/glue.tmp" "$pkg/$check_glue"
+
 needs '"./pkg/eldorado_web.js"' www/main.js
-sed "s#\"./pkg/eldorado_web\.js\"#\"./$glue\"#" www/main.js >"$pkg/main.tmp"
+needs '"./pkg/eldorado_beacon_check.js"' www/main.js
+sed -e "s#\"./pkg/eldorado_web\.js\"#\"./$glue\"#" \
+    -e "s#\"./pkg/eldorado_beacon_check\.js\"#\"./$check_glue\"#" www/main.js >"$pkg/main.tmp"
 # Minified like the glue (its comments are for readers of www/main.js).
 terser=$tools/terser/node_modules/.bin/terser
 if [ -x "$terser" ]; then
@@ -73,7 +85,7 @@ sed -e "s#\"www/pkg/eldorado_web\.js\"#\"www/pkg/$glue\"#" \
     -e "s#\"www/pkg/eldorado_web_bg\.wasm\"#\"www/pkg/$wasm\"#" \
     -e "s#\"www/main\.js\"#\"www/pkg/$main\"#" \
     -e "s#\"www/style\.css\"#\"www/pkg/$style\"#" index.html >"$pkg/index.html"
-echo "hash-web: $pkg/index.html loads $main, $glue, $wasm, $style"
+echo "hash-web: $pkg/index.html loads $main, $glue, $wasm, $style; then $check_glue, $check_wasm"
 
 if ! command -v node >/dev/null; then
     echo "hash-web: no node (scripts/setup.sh installs it): the page fetches its module, the server compresses on the fly" >&2
@@ -111,7 +123,7 @@ fs.writeFileSync(pageFile, page, "utf8");
 JS
 rm "$pkg/$wasm"
 echo "hash-web: $pkg/index.html carries the module ($(wc -c <"$pkg/index.html") bytes)"
-node - "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html" <<'JS'
+node - "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html" "$pkg/$check_glue" "$pkg/$check_wasm" <<'JS'
 const fs = require("fs");
 const zlib = require("zlib");
 for (const file of process.argv.slice(2)) {
@@ -129,8 +141,9 @@ JS
 # zopfli writes the same gzip format 4-5 % smaller than zlib's level 9
 # (scripts/setup.sh installs it; without it, level 9 stays).
 if command -v zopfli >/dev/null; then
-    for file in "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html"; do
+    for file in "$pkg/$glue" "$pkg/$main" "$pkg/$style" "$pkg/index.html" "$pkg/$check_glue" "$pkg/$check_wasm"; do
         zopfli -c "$file" >"$file.gz"
     done
 fi
 echo "hash-web: precompressed: $(wc -c <"$pkg/index.html.br") bytes brotli, $(wc -c <"$pkg/index.html.gz") bytes gzip for the page carrying the module"
+echo "hash-web: the beacon's check, loaded after: $(cat "$pkg/$check_glue.br" "$pkg/$check_wasm.br" | wc -c) bytes brotli, $(cat "$pkg/$check_glue.gz" "$pkg/$check_wasm.gz" | wc -c) gzip"

@@ -38,7 +38,7 @@ step "clippy (native)"
 cargo clippy "${native_selection[@]}" --all-targets -- -D warnings
 
 step "clippy (wasm32)"
-cargo clippy -p eldorado-engine -p eldorado-api -p eldorado-web --target wasm32-unknown-unknown -- -D warnings
+cargo clippy -p eldorado-engine -p eldorado-api -p eldorado-web -p eldorado-beacon-check --target wasm32-unknown-unknown -- -D warnings
 
 step "PostgreSQL for the store and deployment tests"
 if url=$(scripts/test-postgres.sh); then

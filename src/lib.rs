@@ -17,6 +17,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 pub mod api;
 pub mod app;
+pub mod beacon_check;
 pub mod beacon_pin;
 #[cfg(feature = "bench")]
 mod bench_frames;
@@ -70,11 +71,15 @@ pub struct GameHandle {
 /// from the page address; the launch code leaves the address at once.
 /// `early`: the requests `www/main.js` started while the module was on its
 /// way, which the game takes instead of sending them again.
+/// `check_rounds`: loads the check of the beacon's rounds, a module of its
+/// own (`beacon_check`); returns a promise of that check.
 #[wasm_bindgen]
 pub fn launch(
     root: web_sys::HtmlElement,
     early: Option<js_sys::Array>,
+    check_rounds: Option<js_sys::Function>,
 ) -> Result<GameHandle, JsValue> {
+    beacon_check::set_loader(check_rounds);
     let window = dom::window()?;
     let location = window.location();
     let search = location.search()?;

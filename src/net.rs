@@ -192,6 +192,22 @@ impl Early {
     }
 }
 
+/// A sale the beacon dealt comes once the page can check its round
+/// (`beacon_check`, loaded after the first download): loading the check is
+/// the exchange's last step, and a failed load fails it as the network.
+fn checkable(reply: Reply<SaleResponse>) -> Reply<SaleResponse> {
+    Box::pin(async move {
+        let response = reply.await?;
+        if response.deal.is_some() {
+            crate::beacon_check::ready()
+                .await
+                .log_failure("loading the beacon's check")
+                .ok_or(NetError::Network)?;
+        }
+        Ok(response)
+    })
+}
+
 fn decoded<T: DeserializeOwned + 'static>(reply: Reply<JsValue>) -> Reply<T> {
     read_with(reply, read_json)
 }
@@ -264,10 +280,10 @@ impl Backend for HttpBackend {
         read_with(reply, |_| Ok(()))
     }
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse> {
-        self.post("/api/sales", Some(token), &request)
+        checkable(self.post("/api/sales", Some(token), &request))
     }
     fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse> {
-        self.get(&around("/api/sales/", sale_id, ""), Some(token))
+        checkable(self.get(&around("/api/sales/", sale_id, ""), Some(token)))
     }
     fn receipt(&self, token: &str, sale_id: u64) -> Reply<String> {
         self.text(&around("/api/sales/", sale_id, ""), Some(token))

@@ -2,6 +2,7 @@
 //! every check of the engine has passed (SPEC §7).
 
 use crate::api::SaleResponse;
+use crate::beacon_check::RoundCheck;
 use crate::record::{RecordProblem, RecordState};
 use eldorado_engine::deal::BEACON_KEY_LEN;
 use eldorado_engine::grid::{Grid, ROWS};
@@ -161,7 +162,8 @@ pub fn verify(
         }
         _ => None,
     };
-    let deal = buyer.beacon.map(|beacon| ExpectedDeal {
+    let rounds = buyer.beacon.map(|key| RoundCheck { key });
+    let deal = rounds.as_ref().map(|beacon| ExpectedDeal {
         beacon,
         evidence: evidence
             .as_ref()

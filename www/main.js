@@ -56,6 +56,25 @@ function carriedModule() {
   return bytes;
 }
 
+// The check of the beacon's rounds, a module of its own
+// (crates/beacon-check): most of a deal's check, needed by no one before
+// the first deal, so kept out of the first download. The game asks for it
+// once it knows the server deals by a beacon. A failed download is tried
+// again at the next ask.
+let roundCheck = null;
+function loadRoundCheck() {
+  if (!roundCheck) {
+    roundCheck = import("./pkg/eldorado_beacon_check.js").then(async (module) => {
+      await module.default();
+      return module.verify_round;
+    });
+    roundCheck.catch(() => {
+      roundCheck = null;
+    });
+  }
+  return roundCheck;
+}
+
 async function main() {
   // This script runs as soon as it arrives (async), before the rest of the
   // page (the module it carries, the game's element) is read.
@@ -70,7 +89,7 @@ async function main() {
     await parsed;
     const bytes = carriedModule();
     await init(bytes ? { module_or_path: bytes } : undefined);
-    game = launch(root(), early);
+    game = launch(root(), early, loadRoundCheck);
   } catch (error) {
     // Kept for whoever opens the console (and the end-to-end logs); the
     // player gets the plain message below.

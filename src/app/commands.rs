@@ -45,6 +45,25 @@ impl Inner {
     }
 
     pub(super) fn resume(this: &Rc<Inner>) {
+        let dealt = this
+            .game
+            .borrow()
+            .resume_offer()
+            .is_some_and(|offer| offer.deal.is_some());
+        if dealt && !crate::beacon_check::is_ready() {
+            // Its deal is checked with the beacon's check, which may still
+            // be on its way; a failed download leaves the offer, to try again.
+            let weak = Rc::downgrade(this);
+            spawn_local(async move {
+                let loaded = crate::beacon_check::ready()
+                    .await
+                    .log_failure("loading the beacon's check");
+                if let (Some(()), Some(inner)) = (loaded, weak.upgrade()) {
+                    Inner::resume(&inner);
+                }
+            });
+            return;
+        }
         let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| crate::text::parse_decimal(&s));
         let nonce = load_pref(PENDING_NONCE_KEY).and_then(|n| ClientNonce::from_hex(&n).ok());
         let offered = this.game.borrow().resume_offer().cloned();

@@ -125,6 +125,16 @@ impl Inner {
                     _ => "",
                 },
             );
+            // Which check's words the player reads; why it failed is for
+            // whoever reports it (the operator's support, the tests).
+            set_attr(
+                &ui.notice,
+                "data-reason",
+                match game.notice() {
+                    Some(Notice::Rejected(rejection)) => &rejection.reason,
+                    _ => "",
+                },
+            );
             set_hidden(&ui.retry, !matches!(game.phase(), Phase::BuyFailed { .. }));
         }
         set_hidden(

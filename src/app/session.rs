@@ -168,6 +168,11 @@ impl Inner {
         );
         self.post(PageMessage::Ready);
         self.render();
+        if beacon.is_some() {
+            // Loaded while the player looks at the board, ready before a
+            // deal comes back.
+            crate::beacon_check::prefetch();
+        }
         Inner::watch_height(self);
         Inner::guard_started(self, &session);
     }

@@ -73,6 +73,19 @@ pub const RULES: &[Rule] = &[
         only_direct: None,
     },
     Rule {
+        package: "eldorado-beacon-check",
+        why: "the page's check of the beacon's rounds is the engine's check behind \
+              wasm-bindgen and nothing else, so that the module stays small",
+        forbidden: &[
+            SERVER,
+            NETWORK,
+            DATABASES,
+            "eldorado-web eldorado-api eldorado-e2e",
+        ],
+        standalone: false,
+        only_direct: Some("eldorado-engine wasm-bindgen talc"),
+    },
+    Rule {
         package: "eldorado-portal-example",
         why: "the example operator uses only the published HTTP contracts (the API types), \
               as an operator's own back end would: never the game server's code",

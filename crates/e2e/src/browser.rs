@@ -195,13 +195,18 @@ impl Browser {
     /// Waits for the page's refusal of a purchase (the game ready to play
     /// again, nothing shown) and returns its words.
     pub async fn refusal(&self) -> String {
+        self.refusal_notice().await.text
+    }
+
+    /// As [`Browser::refusal`], with why the check failed.
+    pub async fn refusal_notice(&self) -> Notice {
         let state = self
             .wait("the refusal", |s| {
                 s.notice.as_ref().is_some_and(|n| n.kind == "rejected") && s.ready_to_play()
             })
             .await;
         assert_eq!(state.verified, None, "no ticket shown");
-        state.notice.map(|n| n.text).unwrap_or_default()
+        state.notice.expect("a notice")
     }
 
     pub async fn wait(&self, what: &str, ready: impl Fn(&PageState) -> bool) -> PageState {
@@ -350,6 +355,8 @@ pub struct Popup {
 pub struct Notice {
     pub kind: String,
     pub text: String,
+    /// Why the check failed, when a sale was refused (else empty).
+    pub reason: String,
 }
 
 /// Everything the test looks at, as the page shows it (`None`: not shown).
@@ -443,7 +450,8 @@ return {
   extra_zone: text(q('.eld-extra-count')),
   extra_label: text(q('.eld-extra-label')),
   caption: text(q(':scope > .eld-status > .eld-caption')),
-  notice: shown(notice) ? { kind: notice.dataset.kind || '', text: q('.eld-notice-text').textContent } : null,
+  notice: shown(notice) ? { kind: notice.dataset.kind || '', text: q('.eld-notice-text').textContent,
+                           reason: notice.dataset.reason || '' } : null,
   resume: text(q(':scope > .eld-resume > p')),
   resume_button: text(q('.eld-resume-btn')),
   verified: shown(badge) ? badge.querySelector('.eld-badge-label').textContent : null,

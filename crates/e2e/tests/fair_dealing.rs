@@ -137,15 +137,21 @@ async fn a_forged_beacon_value_or_a_missing_deal_is_refused() {
     )
     .await;
     browser.goto(&format!("{}/", proxy.base)).await;
-    for forgery in ["another round's value", "no deal at all"] {
+    // Each refused by the check itself: the first by the beacon's check,
+    // which the page loads after its first download, not for want of it.
+    for (forgery, why) in [
+        ("another round's value", "signature is not the beacon's"),
+        ("no deal at all", "shows no deal"),
+    ] {
         browser
             .wait("the game through the proxy", |s| {
                 s.ready_to_play() && s.balance.is_some()
             })
             .await;
         browser.click(PLAY).await;
-        let notice = browser.refusal().await;
-        assert!(notice.contains(FAIR_DEAL), "{forgery}: {notice}");
+        let notice = browser.refusal_notice().await;
+        assert!(notice.text.contains(FAIR_DEAL), "{forgery}: {notice:?}");
+        assert!(notice.reason.contains(why), "{forgery}: {notice:?}");
     }
     browser.screenshot("forged-deal").await;
     assert_eq!(proxy.tampered(), 2);

@@ -8,7 +8,7 @@
 //! checks that ran.
 
 use crate::commit::{verifying_key, Money, Sale, SignatureError, SignedCommitment, SignedSale};
-use crate::deal::{verify_evidence, BeaconKey, DealProof, BEACON_KEY_LEN, BEACON_SIGNATURE_LEN};
+use crate::deal::{verify_evidence, DealProof, VerifyRound, BEACON_SIGNATURE_LEN};
 use crate::fixed_bytes::{ClientNonce, PublicKeyBytes};
 use crate::merkle::verify_proof;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS};
@@ -135,12 +135,21 @@ pub struct Expected<'a> {
 }
 
 /// A sale that the pinned beacon must have dealt.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct ExpectedDeal<'a> {
-    /// The beacon's key the buyer pins.
-    pub beacon: &'a [u8; BEACON_KEY_LEN],
+    /// The check of the rounds of the beacon the buyer pins (its
+    /// [`BeaconKey`](crate::deal::BeaconKey), or the page's own).
+    pub beacon: &'a dyn VerifyRound,
     /// The sale's evidence, `None` when it came without any.
     pub evidence: Option<DealEvidence<'a>>,
+}
+
+impl std::fmt::Debug for ExpectedDeal<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExpectedDeal")
+            .field("evidence", &self.evidence)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the server shows of a deal (`eldorado_api::DealEvidence`, read).
@@ -444,11 +453,10 @@ fn check_deal(
     let evidence = deal
         .evidence
         .ok_or("the beacon deals this server's sales, but this one shows no deal")?;
-    let beacon = BeaconKey::from_bytes(deal.beacon).map_err(|e| e.to_string())?;
     let operator = verifying_key(operator).map_err(|e| e.to_string())?;
     verify_evidence(
         &operator,
-        &beacon,
+        deal.beacon,
         sale,
         evidence.purchase_leaf,
         evidence.round_signature,

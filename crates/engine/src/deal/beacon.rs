@@ -27,6 +27,48 @@ pub enum BeaconError {
     WrongSignature { round: u64 },
     #[error("round 0 does not exist: rounds count from 1")]
     RoundZero,
+    #[error("round {round}'s signature could not be checked here")]
+    NotChecked { round: u64 },
+}
+
+impl BeaconError {
+    /// One number per kind of error, for a check that runs where Rust's
+    /// types do not cross: the page checks rounds in a WebAssembly module
+    /// of its own (`crates/beacon-check`), which answers with this code.
+    pub fn code(&self) -> u8 {
+        match self {
+            BeaconError::BadKey => 1,
+            BeaconError::BadSignature { .. } => 2,
+            BeaconError::WrongSignature { .. } => 3,
+            BeaconError::RoundZero => 4,
+            BeaconError::NotChecked { .. } => 5,
+        }
+    }
+
+    /// The error [`BeaconError::code`] gave for round `round`; an unknown
+    /// code reads as a round not checked.
+    pub fn from_code(code: u8, round: u64) -> BeaconError {
+        match code {
+            1 => BeaconError::BadKey,
+            2 => BeaconError::BadSignature { round },
+            3 => BeaconError::WrongSignature { round },
+            4 => BeaconError::RoundZero,
+            _ => BeaconError::NotChecked { round },
+        }
+    }
+}
+
+/// Checks a round's signature under the beacon key a verifier pins and
+/// gives the round's randomness. [`BeaconKey`] is the check itself; the
+/// page passes one that calls the same check in a module it loads once the
+/// game is playable, since the BLS12-381 arithmetic is most of the code a
+/// deal's check needs and nothing before the first deal needs it.
+pub trait VerifyRound {
+    fn randomness(
+        &self,
+        round: u64,
+        signature: &[u8; BEACON_SIGNATURE_LEN],
+    ) -> Result<[u8; 32], BeaconError>;
 }
 
 /// A beacon as a verifier pins it.
@@ -53,6 +95,16 @@ impl BeaconKey {
             Ok(false) => Err(BeaconError::WrongSignature { round }),
             Err(_) => Err(BeaconError::BadSignature { round }),
         }
+    }
+}
+
+impl VerifyRound for BeaconKey {
+    fn randomness(
+        &self,
+        round: u64,
+        signature: &[u8; BEACON_SIGNATURE_LEN],
+    ) -> Result<[u8; 32], BeaconError> {
+        self.verify(round, signature)
     }
 }
 

@@ -3,7 +3,7 @@
 //! under the pinned beacon key, and the sale's position is the one the
 //! rule picks from that round among the block's unsold positions.
 
-use super::beacon::{BeaconError, BeaconKey, BEACON_SIGNATURE_LEN};
+use super::beacon::{BeaconError, VerifyRound, BEACON_SIGNATURE_LEN};
 use super::purchase::Purchase;
 use super::window::{verify_deal, DealError, DealProof};
 use crate::commit::{Sale, SignatureError};
@@ -35,7 +35,7 @@ pub enum EvidenceError {
 /// returns the purchase.
 pub fn verify_evidence(
     operator: &VerifyingKey,
-    beacon: &BeaconKey,
+    beacon: &dyn VerifyRound,
     sale: &Sale,
     purchase_leaf: &[u8],
     round_signature: &[u8; BEACON_SIGNATURE_LEN],
@@ -68,7 +68,7 @@ pub fn verify_evidence(
             position: ticket.position,
         });
     }
-    let randomness = beacon.verify(purchase.round, round_signature)?;
+    let randomness = beacon.randomness(purchase.round, round_signature)?;
     verify_deal(&randomness, &record_hash(purchase_leaf), proof)?;
     Ok(purchase)
 }

@@ -19,7 +19,8 @@ mod unsold_tree;
 mod window;
 
 pub use beacon::{
-    BeaconClock, BeaconError, BeaconKey, BEACON_KEY_LEN, BEACON_SCHEME, BEACON_SIGNATURE_LEN,
+    BeaconClock, BeaconError, BeaconKey, VerifyRound, BEACON_KEY_LEN, BEACON_SCHEME,
+    BEACON_SIGNATURE_LEN,
 };
 pub use evidence::{verify_evidence, EvidenceError};
 pub use purchase::{Purchase, PURCHASE_TAG};
