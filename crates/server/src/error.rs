@@ -142,7 +142,8 @@ impl ApiError {
                 retry_after_secs, ..
             }
             | ApiError::Overloaded { retry_after_secs } => Some(*retry_after_secs),
-            ApiError::DealPending => Some(1),
+            // The work may still finish, or the wallet answer, a moment later.
+            ApiError::DealPending | ApiError::Timeout | ApiError::WalletUnavailable => Some(1),
             _ => None,
         }
     }

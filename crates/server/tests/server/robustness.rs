@@ -81,9 +81,12 @@ async fn a_body_that_does_not_arrive_is_408_and_a_slow_answer_503() {
         clock(),
     );
     let (request, _read) = stalled_sale(&token);
-    let (status, _, body) = json(eldorado_server::app(state).oneshot(request).await.unwrap()).await;
+    let (status, headers, body) =
+        json(eldorado_server::app(state).oneshot(request).await.unwrap()).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(body["error"]["code"], "TIMEOUT");
+    // Its words say retry; so does its header, for clients that read only that.
+    assert_eq!(headers["retry-after"], "1");
 }
 
 #[tokio::test]
