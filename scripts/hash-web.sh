@@ -35,20 +35,19 @@ needs() { grep -qF "$1" "$2" || fail "$2 no longer mentions $1"; }
 rm -f "$pkg"/eldorado_web_bg-*.wasm* "$pkg"/eldorado_web-*.js* "$pkg"/main-*.js* "$pkg"/style-*.css* "$pkg"/index.html* \
     "$pkg"/eldorado_beacon_check_bg-*.wasm* "$pkg"/eldorado_beacon_check-*.js*
 
-wasm=eldorado_web_bg-$(hash16 "$pkg/eldorado_web_bg.wasm").wasm
-cp "$pkg/eldorado_web_bg.wasm" "$pkg/$wasm"
-
-needs "'eldorado_web_bg.wasm'" "$pkg/eldorado_web.js"
-sed "s/'eldorado_web_bg\.wasm'/'$wasm'/" "$pkg/eldorado_web.js" >"$pkg/glue.tmp"
-glue=eldorado_web-$(hash16 "$pkg/glue.tmp").js
-mv "$pkg/glue.tmp" "$pkg/$glue"
-
-check_wasm=eldorado_beacon_check_bg-$(hash16 "$pkg/eldorado_beacon_check_bg.wasm").wasm
-cp "$pkg/eldorado_beacon_check_bg.wasm" "$pkg/$check_wasm"
-needs "'eldorado_beacon_check_bg.wasm'" "$pkg/eldorado_beacon_check.js"
-sed "s/'eldorado_beacon_check_bg\.wasm'/'$check_wasm'/" "$pkg/eldorado_beacon_check.js" >"$pkg/glue.tmp"
-check_glue=eldorado_beacon_check-$(hash16 "$pkg/glue.tmp").js
-mv "$pkg/glue.tmp" "$pkg/$check_glue"
+# Gives module <name>_bg.wasm and its glue <name>.js (which names the
+# module) their hashed names; sets $wasm and $glue to them.
+hash_module() {
+    wasm=$1_bg-$(hash16 "$pkg/$1_bg.wasm").wasm
+    cp "$pkg/$1_bg.wasm" "$pkg/$wasm"
+    needs "'$1_bg.wasm'" "$pkg/$1.js"
+    sed "s/'$1_bg\.wasm'/'$wasm'/" "$pkg/$1.js" >"$pkg/glue.tmp"
+    glue=$1-$(hash16 "$pkg/glue.tmp").js
+    mv "$pkg/glue.tmp" "$pkg/$glue"
+}
+hash_module eldorado_beacon_check
+check_wasm=$wasm check_glue=$glue
+hash_module eldorado_web
 
 needs '"./pkg/eldorado_web.js"' www/main.js
 needs '"./pkg/eldorado_beacon_check.js"' www/main.js
