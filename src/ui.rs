@@ -20,6 +20,8 @@ pub struct Ui {
     pub root: HtmlElement,
     pub balance: HtmlElement,
     pub mute: HtmlButtonElement,
+    /// The sound button's words (its icons beside them stay).
+    pub mute_text: HtmlElement,
     /// « Lobby »: back to the portal's lobby, when the session names one.
     pub lobby: HtmlAnchorElement,
     /// « Dernier gain »: the last prize, once its reveal has ended.
@@ -69,11 +71,17 @@ pub struct Ui {
 /// inside it, and an image's content is not meant to be interactive.
 const PAGE: &str = "\
 <header class='eld-top'>\
-    <h1 class='eld-title'><span class='eld-title-text'>{}</span></h1>\
+    <h1 class='eld-title'><svg class='eld-emblem' viewBox='-10 -10 20 20' aria-hidden='true'><g fill='#f0c14b'><circle r='4.2'/><path d='M0-10 1.6-5.6h-3.2zM0 10l1.6-4.4h-3.2zM-10 0l4.4 1.6v-3.2zM10 0 5.6 1.6v-3.2zM-7 -7l4.3 2-2.3 2.3zM7 7 2.7 5 5 2.7zM7 -7 5 -2.7 2.7-5zM-7 7l2-4.3 2.3 2.3z'/></g></svg><span class='eld-title-text'>{}</span></h1>\
     <p class='eld-balance'><span class='eld-balance-label'>{}</span><strong class='eld-balance-value'>–</strong></p>\
     <a class='eld-lobby' target='_top' hidden>{}</a>\
-    <button class='eld-mute' type='button'>{}</button>\
-    <button class='eld-turbo' type='button' aria-pressed='false'>{}</button>\
+    <button class='eld-mute' type='button'>\
+        <svg class='eld-icon eld-sound-on' viewBox='0 0 24 24' aria-hidden='true' fill='none' stroke='#f6ecd9' stroke-width='2'><path d='M4 9h4l5-4v14l-5-4H4z' fill='#f6ecd9'/><path d='M16 8a5 5 0 0 1 0 8M19 5a9 9 0 0 1 0 14'/></svg>\
+        <svg class='eld-icon eld-sound-off' viewBox='0 0 24 24' aria-hidden='true' fill='none' stroke='#f6ecd9' stroke-width='2'><path d='M4 9h4l5-4v14l-5-4H4z' fill='#f6ecd9'/><path d='M16 9l6 6M22 9l-6 6'/></svg>\
+        <span class='eld-mute-text'>{}</span>\
+    </button>\
+    <button class='eld-turbo' type='button' aria-pressed='false'>\
+        <svg class='eld-icon' viewBox='0 0 24 24' aria-hidden='true'><path d='M13 2 4 14h7l-1 8 9-12h-7z' fill='#f0c14b' stroke='#2a1a08'/></svg>{}\
+    </button>\
     <button class='eld-help' type='button' aria-label='{}' title='{}'>?</button>\
 </header>\
 <div class='eld-stage'>\
@@ -178,6 +186,7 @@ impl Ui {
             root: root.clone(),
             balance: l.get(".eld-balance-value"),
             mute: l.get(".eld-mute").unchecked_into(),
+            mute_text: l.get(".eld-mute-text"),
             lobby: l.get(".eld-lobby").unchecked_into(),
             last_win: l.get(".eld-last-win-value"),
             help: l.get(".eld-help").unchecked_into(),

@@ -217,7 +217,7 @@ impl Inner {
             if self.turbo.get() { "true" } else { "false" },
         );
         let muted = self.sound.borrow().muted();
-        set_text(&ui.mute, if muted { t.sound_off } else { t.sound_on });
+        set_text(&ui.mute_text, if muted { t.sound_off } else { t.sound_on });
         set_attr(
             &ui.mute,
             "aria-pressed",

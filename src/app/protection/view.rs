@@ -51,6 +51,7 @@ const BAR_AND_PANEL: &str = "\
 <div class='eld-guard'>\
     <p class='eld-adults'><strong class='eld-adults-badge' aria-hidden='true'>{}</strong><span class='eld-adults-text'>{}</span></p>\
     <p class='eld-clock'>\
+        <svg class='eld-icon eld-clock-icon' viewBox='0 0 24 24' aria-hidden='true' fill='none' stroke='#cdbb9a' stroke-width='2'><circle cx='12' cy='13' r='8'/><path d='M12 9v4l3 2M9 2h6'/></svg>\
         <span class='eld-clock-label' id='eld-clock-label'>{}</span>\
         <span class='eld-clock-value' role='timer' aria-labelledby='eld-clock-label'>0:00:00</span>\
     </p>\
