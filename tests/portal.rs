@@ -300,6 +300,9 @@ async fn the_page_obeys_only_its_parent_on_a_portal_origin() {
     );
     assert_eq!(heard.count(), 9);
     assert!(!app.closed());
+    // What the page said before the close (its height, once laid out) has
+    // arrived: only what follows the close is counted.
+    parent.settled().await;
     let before = parent.received.borrow().len();
     parent.post_from_inside(r#"{"type": "close"}"#);
     wait_for("closed", || app.closed()).await;
