@@ -129,12 +129,16 @@ impl Drop for Cluster {
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// `n` ports free now and different from each other: all held at once
+/// while they are picked (one dropped at once may be handed out again, as
+/// it was once to a node and to nginx).
+fn free_ports(n: usize) -> Vec<u16> {
+    let held: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    held.iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect()
 }
 
 fn skip(why: &str) -> Option<Cluster> {
@@ -171,10 +175,11 @@ fn start_cluster() -> Option<Cluster> {
     std::fs::create_dir_all(dir.path().join("web")).unwrap();
     // The key the test clients use, taken by the script as its own.
     std::fs::write(state.join("operator-api-key"), API_KEY).unwrap();
-    let node_ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let monitor_port = free_port();
-    let servers: Vec<String> = (0..3).map(|_| free_port().to_string()).collect();
-    let balancer = format!("127.0.0.1:{}", free_port());
+    let ports = free_ports(8);
+    let node_ports: Vec<u16> = ports[..3].to_vec();
+    let monitor_port = ports[3];
+    let servers: Vec<String> = ports[4..7].iter().map(u16::to_string).collect();
+    let balancer = format!("127.0.0.1:{}", ports[7]);
     let list = |ports: &[String]| ports.join(" ");
     let env = vec![
         ("ELDORADO_BIN", env!("CARGO_BIN_EXE_eldorado").to_owned()),
