@@ -103,22 +103,11 @@ mod loaded {
     }
 }
 
-/// Keeps `www/main.js`'s loader of the check (none: the page cannot check
-/// deals, and refuses every sale the beacon dealt).
-pub fn set_loader(loader: Option<js_sys::Function>) {
-    loaded::set_loader(loader);
-}
-
-/// Whether the check is loaded.
-pub fn is_ready() -> bool {
-    loaded::is_ready()
-}
-
-/// Loads the check if it is not yet; an error when its download failed
-/// (the next call tries again), which callers treat as the network's.
-pub async fn ready() -> Result<(), JsValue> {
-    loaded::ready().await
-}
+// `set_loader` keeps `www/main.js`'s loader of the check (none: the page
+// cannot check deals, and refuses every sale the beacon dealt); `ready`
+// loads the check if it is not yet, and fails when its download did (the
+// next call tries again), which callers treat as the network failing.
+pub use loaded::{is_ready, ready, set_loader};
 
 /// Starts loading the check without waiting for it.
 pub fn prefetch() {
