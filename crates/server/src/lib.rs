@@ -6,6 +6,7 @@
 //! `tower::ServiceExt::oneshot`); `serve(config)` runs it on a listener.
 
 pub mod blocks;
+pub mod built_page;
 pub mod client_address;
 pub mod clock;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod console;
 pub mod data_dir;
 pub mod database;
 pub mod dealer;
+pub mod early_answers;
 pub mod error;
 pub mod exports;
 mod few_at_a_time;

@@ -40,6 +40,8 @@ pub enum StartError {
     SeedPolicy(#[from] SeedPolicyError),
     #[error("startup task failed: {0}")]
     Task(String),
+    #[error("the page (--web): {0}")]
+    Page(#[from] crate::built_page::PageError),
     #[error(transparent)]
     Log(#[from] crate::public_log::IdentityError),
     #[error("--beacon: {0}")]
@@ -88,6 +90,8 @@ pub struct Inner {
     pub console: crate::console::ConsoleSessions,
     /// The console's first and last sale of finished blocks.
     pub console_spans: crate::console::SaleSpans,
+    /// The page as the build made it, checked at start.
+    pub page: Arc<crate::built_page::BuiltPage>,
     commitments: RwLock<HashMap<u64, SignedCommitment>>,
 }
 
@@ -163,6 +167,9 @@ impl AppState {
         clock: Arc<dyn Clock>,
         dealer: Option<Arc<Dealer>>,
     ) -> Result<AppState, StartError> {
+        // First: a page that is not the build's refuses the start before
+        // anything is written.
+        let page = Arc::new(crate::built_page::BuiltPage::load(&config.web_dir)?);
         let dir = &config.data_dir;
         std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
             path: dir.display().to_string(),
@@ -253,6 +260,7 @@ impl AppState {
         let console_session = config.limits.console_session;
         let limits = &config.limits;
         Ok(AppState(Arc::new(Inner {
+            page,
             sessions: Sessions::new(
                 Arc::clone(&store),
                 Arc::clone(&clock),
