@@ -70,12 +70,24 @@ pub enum ApiError {
     /// down). The same key answers the dealt sale once it is dealt.
     #[error("the ticket is bought and waits for its draw (tirage en attente); retry with the same idempotency key")]
     DealPending,
+    /// The database is an older copy than the public record its witnesses
+    /// cosigned (`public_log::Witnessed`): selling from it would fork the
+    /// record, so nothing is sold until the operator restores a newer one.
+    #[error(
+        "this server's database does not hold the public record its witnesses cosigned \
+         ({cosigned} records; it holds {held}): it sells nothing until the operator \
+         restores a newer copy"
+    )]
+    RecordBehind { cosigned: u64, held: u64 },
     #[error("this method is not allowed here")]
     MethodNotAllowed,
     /// The cause is logged, never shown.
     #[error("internal error")]
     Internal(String),
 }
+
+/// `Retry-After` of `RECORD_BEHIND`.
+pub const RECORD_BEHIND_RETRY_SECS: u64 = 300;
 
 impl ApiError {
     pub fn code(&self) -> ErrorCode {
@@ -100,6 +112,7 @@ impl ApiError {
             ApiError::WalletUnavailable => ErrorCode::WalletUnavailable,
             ApiError::LogUnavailable => ErrorCode::LogUnavailable,
             ApiError::DealPending => ErrorCode::DealPending,
+            ApiError::RecordBehind { .. } => ErrorCode::RecordBehind,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
@@ -123,7 +136,8 @@ impl ApiError {
             | ApiError::Timeout
             | ApiError::WalletUnavailable
             | ApiError::LogUnavailable
-            | ApiError::DealPending => StatusCode::SERVICE_UNAVAILABLE,
+            | ApiError::DealPending
+            | ApiError::RecordBehind { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -149,6 +163,8 @@ impl ApiError {
             | ApiError::Overloaded { retry_after_secs } => *retry_after_secs,
             // A new block is generated in the background.
             ApiError::SoldOut => SOLD_OUT_RETRY_SECS,
+            // Only a person can restore a newer copy: minutes, not seconds.
+            ApiError::RecordBehind { .. } => RECORD_BEHIND_RETRY_SECS,
             // The work may still finish, the wallet answer, the log be
             // cosigned, a moment later.
             _ => DEFAULT_RETRY_SECS,
@@ -263,6 +279,10 @@ mod tests {
             ApiError::WalletUnavailable,
             ApiError::LogUnavailable,
             ApiError::DealPending,
+            ApiError::RecordBehind {
+                cosigned: 10,
+                held: 9,
+            },
             ApiError::MethodNotAllowed,
             ApiError::Internal("cause".to_owned()),
         ];
@@ -288,6 +308,7 @@ mod tests {
                 | ApiError::WalletUnavailable
                 | ApiError::LogUnavailable
                 | ApiError::DealPending
+                | ApiError::RecordBehind { .. }
                 | ApiError::MethodNotAllowed
                 | ApiError::Internal(_) => {}
             }

@@ -5,6 +5,7 @@
 //! `app(state)` is the whole HTTP API as a `Router` (tested with
 //! `tower::ServiceExt::oneshot`); `serve(config)` runs it on a listener.
 
+pub mod backup;
 pub mod blocks;
 pub mod built_page;
 pub mod client_address;

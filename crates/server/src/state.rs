@@ -8,7 +8,7 @@ use crate::dealer::Dealer;
 use crate::error::ApiError;
 use crate::exports::Exports;
 use crate::keys::{self, KeyError};
-use crate::public_log::LogIdentity;
+use crate::public_log::{LogIdentity, Witnessed};
 use crate::rate_limit::RateLimiter;
 use crate::sales::SaleDesk;
 use crate::seamless_wallet::SeamlessWallet;
@@ -44,6 +44,8 @@ pub enum StartError {
     Page(#[from] crate::built_page::PageError),
     #[error(transparent)]
     Log(#[from] crate::public_log::IdentityError),
+    #[error(transparent)]
+    Witnessed(#[from] crate::public_log::WitnessedError),
     #[error("--beacon: {0}")]
     Beacon(#[from] crate::dealer::BeaconClientError),
     #[error(
@@ -85,6 +87,9 @@ pub struct Inner {
     pub public_key: PublicKeyBytes,
     /// The public record's identity and witnesses.
     pub log: LogIdentity,
+    /// The newest checkpoint the witnesses cosigned, and whether the
+    /// database holds it: nothing is sold or logged while it does not.
+    pub witnessed: Witnessed,
     operator_key_digest: [u8; 32],
     /// The operator's console's signed-in sessions (`/operator/`).
     pub console: crate::console::ConsoleSessions,
@@ -187,6 +192,9 @@ impl AppState {
         // Before any block is generated: a refused start leaves the data
         // directory as it found it (bar migrations).
         seed_policy::check(&*store, &config, dir)?;
+        let log = LogIdentity::new(&key, &config.log)?;
+        // Before the sequencer can log anything from an older copy.
+        let witnessed = Witnessed::open(dir, &*store, log.key())?;
         let seeding = match config.demo_seed {
             Some(n) => {
                 tracing::warn!(
@@ -250,7 +258,6 @@ impl AppState {
         );
         let public_key = public_key_of(&key);
         tracing::info!(public_key = %public_key, demo = config.demo, "operator key loaded");
-        let log = LogIdentity::new(&key, &config.log)?;
         tracing::info!(
             origin = log.origin(),
             witnesses = log.witnesses().len(),
@@ -303,6 +310,7 @@ impl AppState {
             key,
             public_key,
             log,
+            witnessed,
             console: crate::console::ConsoleSessions::new(
                 // Every server with this operator key signs alike; a new key
                 // signs everybody out.
@@ -413,6 +421,11 @@ impl AppState {
     pub fn sequence_log(
         &self,
     ) -> Result<crate::public_log::Sequenced, crate::public_log::SequenceError> {
+        // An older copy of the record logs nothing: its next record would
+        // fork what the witnesses cosigned.
+        if self.witnessed.behind().is_some() {
+            return Ok(crate::public_log::Sequenced::Idle);
+        }
         let now_ms = self.clock.now_ms();
         crate::public_log::sequence_once(
             &*self.store,
