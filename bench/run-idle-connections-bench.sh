@@ -4,7 +4,7 @@
 # Usage: bench/run-idle-connections-bench.sh [IDLE=4200] [HALF_OPEN=2000] [H2C=0] [SOURCES=1] [PLAYS=300] [PER_SECOND=10] [CLIENTS=1] [shared]
 # With `shared`, the player's CLIENTS clients connect from the attackers'
 # first address (one NAT; issue 49, item 4):
-#   bench/run-idle-connections-bench.sh 700 0 0 1 300 15 20 shared
+#   bench/run-idle-connections-bench.sh 700 0 0 1 95 10 20 shared
 # Builds the release binary and the load program
 # (crates/server/examples/idle_connections.rs), starts `eldorado serve
 # --demo` with its default limits on a fresh data directory, and prints
