@@ -412,28 +412,26 @@ impl Game {
         true
     }
 
-    /// The current ticket's sale was proved on the public record, or not
-    /// (`problem`): a failure is a failed check, said plainly; the ticket
-    /// already shown stays.
-    pub fn record_checked(&mut self, sale_id: u64, problem: Option<RecordProblem>) -> Vec<Command> {
-        let Some(ticket) = self.ticket.as_mut().filter(|t| t.sale_id == sale_id) else {
-            return Vec::new();
-        };
-        match problem {
-            None => {
-                ticket.record = RecordState::OnRecord;
-                Vec::new()
-            }
-            Some(problem) => {
-                ticket.record = RecordState::Failed(problem);
-                let rejection = Rejection::off_record(true, problem);
-                self.notice = Some(Notice::Rejected(rejection.clone()));
-                vec![
-                    Command::Announce(Announcement::Rejected(rejection)),
-                    Command::Sound(Cue::Refused),
-                ]
-            }
+    /// The current ticket's sale is on the public record: it was proved
+    /// there before anything of it was shown.
+    pub fn record_checked(&mut self, sale_id: u64) {
+        if let Some(ticket) = self.ticket.as_mut().filter(|t| t.sale_id == sale_id) {
+            ticket.record = RecordState::OnRecord;
         }
+    }
+
+    /// The interrupted ticket offered at load is not proved on the public
+    /// record: refused, nothing of it shown, the balance read again.
+    pub fn resume_refused(&mut self, rejection: Rejection) -> Vec<Command> {
+        if self.phase != Phase::Ready || self.resume.take().is_none() {
+            return Vec::new();
+        }
+        self.notice = Some(Notice::Rejected(rejection.clone()));
+        vec![
+            Command::Announce(Announcement::Rejected(rejection)),
+            Command::Sound(Cue::Refused),
+            Command::RefreshBalance,
+        ]
     }
 
     /// The interrupted ticket offered at load, if any.
@@ -538,15 +536,47 @@ impl Game {
         commands
     }
 
-    fn begin_ticket(
-        &mut self,
-        response: SaleResponse,
+    /// Whether the sale answering the purchase in flight passes every
+    /// check of the page but the public record's (nothing changes): the
+    /// record is asked to prove only a sale that could be shown, and a
+    /// sale that fails here is refused for its own check.
+    pub fn check_sale(&self, response: &SaleResponse, book: &CommitmentBook) -> bool {
+        let Phase::Buying { stake, purchase } = &self.phase else {
+            return false;
+        };
+        let block = response.commitment.commitment.block;
+        let seen = book.seen(block);
+        matches!(
+            self.verify_sale(response, *stake, Some(purchase.nonce), seen),
+            Some(Ok(_))
+        )
+    }
+
+    /// The same for the interrupted ticket offered at load, as
+    /// [`Game::resume`] would verify it.
+    pub fn check_resume(
+        &self,
+        stake_played: Option<u64>,
+        nonce: Option<ClientNonce>,
+        book: &CommitmentBook,
+    ) -> bool {
+        let Some(response) = self.resume.as_ref() else {
+            return false;
+        };
+        let stake = stake_played.unwrap_or(response.sale.sale.ticket.stake_cents);
+        let seen = book.seen_if_known(response.commitment.commitment.block);
+        matches!(self.verify_sale(response, stake, nonce, seen), Some(Ok(_)))
+    }
+
+    fn verify_sale(
+        &self,
+        response: &SaleResponse,
         stake_played: u64,
         nonce: Option<ClientNonce>,
         seen: CommitmentSeen<'_>,
-    ) -> Vec<Command> {
+    ) -> Option<Result<crate::verification::VerifiedTicket, Rejection>> {
         let (Some(operator), Some(player)) = (self.operator, self.player.as_ref()) else {
-            return Vec::new();
+            return None;
         };
         let buyer = Buyer {
             stake_cents: stake_played,
@@ -556,7 +586,20 @@ impl Game {
             commitment_seen: seen,
             beacon: self.beacon.as_ref(),
         };
-        match verify(&response, &operator, &buyer) {
+        Some(verify(response, &operator, &buyer))
+    }
+
+    fn begin_ticket(
+        &mut self,
+        response: SaleResponse,
+        stake_played: u64,
+        nonce: Option<ClientNonce>,
+        seen: CommitmentSeen<'_>,
+    ) -> Vec<Command> {
+        let Some(verified) = self.verify_sale(&response, stake_played, nonce, seen) else {
+            return Vec::new();
+        };
+        match verified {
             Err(rejection) => self.refuse(rejection),
             Ok(ticket) => {
                 // Both figures passed the balance check with the ticket; a

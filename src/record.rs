@@ -278,10 +278,8 @@ pub enum RecordState {
     /// Its proof is awaited.
     #[default]
     Pending,
-    /// Proved on a cosigned checkpoint.
+    /// Proved on a cosigned checkpoint (before it was shown).
     OnRecord,
-    /// Not proved: a failed check.
-    Failed(RecordProblem),
 }
 
 #[cfg(test)]

@@ -98,11 +98,25 @@ impl Rejection {
     }
 
     /// A commitment (`sale` false) or a sale (`sale` true) not proved on
-    /// the public record.
+    /// the public record; the reason names the check that failed.
     pub fn off_record(sale: bool, problem: RecordProblem) -> Rejection {
+        let what = if sale { "sale" } else { "commitment" };
+        let why = match problem {
+            RecordProblem::Missing => "not proved on the public record in time",
+            RecordProblem::BadProof => {
+                "its inclusion proof does not lead to the cosigned checkpoint"
+            }
+            RecordProblem::BadCheckpoint => {
+                "the checkpoint is not signed by the log and cosigned by the pinned witnesses"
+            }
+            RecordProblem::Fork(_) => "the public record showed a fork or a rollback",
+            RecordProblem::DealtEarly => {
+                "dealt by a round published before its purchase was cosigned"
+            }
+        };
         Rejection {
             record: Some(OffRecord { sale, problem }),
-            ..Rejection::new(Check::CommitmentSeen, "not proved on the public record")
+            ..Rejection::new(Check::CommitmentSeen, format!("{what}: {why}"))
         }
     }
 

@@ -210,29 +210,32 @@ async fn a_block_whose_commitment_is_not_on_the_record_is_not_bought_from() {
 }
 
 #[wasm_bindgen_test]
-async fn a_sale_never_logged_fails_its_record_check_plainly() {
-    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+async fn a_sale_never_logged_is_refused_before_anything_of_it_shows() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
     backend.state.borrow_mut().drop_sales_from_log = true;
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     click(&root, ".eld-play");
-    wait_for("the ticket, shown before its record", || {
-        app.game().ticket().is_some()
+    // Watched until the refusal: the winning ticket never shows, not even
+    // while its record is awaited.
+    let mut shown = false;
+    wait_for("the refusal", || {
+        shown |= app.game().ticket().is_some();
+        matches!(app.game().notice(), Some(Notice::Rejected(_)))
     })
     .await;
-    wait_for("the failed record check", || {
-        app.game()
-            .ticket()
-            .is_some_and(|t| matches!(t.record, RecordState::Failed(_)))
-    })
-    .await;
-    wait_for("the badge", || {
-        text(&root, ".eld-badge-label") == "✗ Non inscrit au registre public"
-    })
-    .await;
+    assert!(!shown, "nothing of the sale was shown");
+    assert_eq!(backend.state.borrow().sales.len(), 1, "bought and paid");
+    assert_eq!(app.game().phase(), &Phase::Ready);
     let notice = text(&root, ".eld-notice-text");
     assert!(
-        notice.contains("« inscrit au registre public »"),
+        notice.contains("« inscrit au registre public »") && notice.contains("n'est pas affiché"),
         "{notice}"
+    );
+    assert_eq!(
+        query(&root, ".eld-notice")
+            .get_attribute("data-reason")
+            .as_deref(),
+        Some("sale: not proved on the public record in time")
     );
 }

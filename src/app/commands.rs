@@ -9,6 +9,7 @@ use crate::dom::{load_pref, save_pref};
 use crate::game::{Announcement, Command, Phase, Purchase};
 use crate::history::Verdict;
 use crate::net::Backend;
+use crate::record::RecordProblem;
 use crate::ui::fill_checks;
 use crate::verification::Rejection;
 use eldorado_engine::ClientNonce;
@@ -24,9 +25,19 @@ const PENDING_STAKE_KEY: &str = "eldorado.pending_stake";
 /// reload is still checked against the purchase this browser made.
 const PENDING_NONCE_KEY: &str = "eldorado.pending_nonce";
 
-/// What a purchase brought back: the sale, or why there is none.
+/// The stake and nonce of the purchase this browser made last, if kept.
+fn pending_purchase() -> (Option<u64>, Option<ClientNonce>) {
+    let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| crate::text::parse_decimal(&s));
+    let nonce = load_pref(PENDING_NONCE_KEY).and_then(|n| ClientNonce::from_hex(&n).ok());
+    (stake, nonce)
+}
+
+/// What a purchase brought back: the sale, proved on the public record;
+/// a sale the record does not prove (paid, never shown); or why there is
+/// none.
 enum Outcome {
     Sold(Box<SaleResponse>),
+    Unproved(Box<SaleResponse>, RecordProblem),
     Failed(NetError),
     Refused(Rejection),
 }
@@ -44,6 +55,8 @@ impl Inner {
         Inner::run(this, commands);
     }
 
+    /// Resumes the interrupted ticket once its deal can be checked and its
+    /// sale is proved on the public record: nothing of it is shown before.
     pub(super) fn resume(this: &Rc<Inner>) {
         let dealt = this
             .game
@@ -64,18 +77,55 @@ impl Inner {
             });
             return;
         }
-        let stake = load_pref(PENDING_STAKE_KEY).and_then(|s| crate::text::parse_decimal(&s));
-        let nonce = load_pref(PENDING_NONCE_KEY).and_then(|n| ClientNonce::from_hex(&n).ok());
         let offered = this.game.borrow().resume_offer().cloned();
+        let (Some(response), Some(token)) = (offered, this.token.borrow().clone()) else {
+            return Inner::resume_proved(this);
+        };
+        let (stake, nonce) = pending_purchase();
+        let passes = this
+            .game
+            .borrow()
+            .check_resume(stake, nonce, &this.book.borrow());
+        if !passes {
+            // Refused for its own check, with nothing to prove.
+            return Inner::resume_proved(this);
+        }
+        let backend = this.backend.clone();
+        let weak = Rc::downgrade(this);
+        spawn_local(async move {
+            let proved = Inner::prove_sold(&weak, backend.as_ref(), &token, &response).await;
+            if let Some(inner) = weak.upgrade() {
+                match proved {
+                    Ok(()) => Inner::resume_proved(&inner),
+                    Err(problem) => {
+                        let rejection = Rejection::off_record(true, problem);
+                        let commands = inner.game.borrow_mut().resume_refused(rejection);
+                        Inner::run(&inner, commands);
+                    }
+                }
+            }
+        });
+    }
+
+    fn resume_proved(this: &Rc<Inner>) {
+        let (stake, nonce) = pending_purchase();
         let commands = {
             let book = this.book.borrow();
             this.game.borrow_mut().resume(stake, nonce, &book)
         };
         this.note_verdict();
+        this.note_on_record();
         Inner::run(this, commands);
-        let shown = this.game.borrow().ticket().map(|t| t.sale_id);
-        if let Some(response) = offered.filter(|r| Some(r.sale_id()) == shown) {
-            Inner::watch_record(this, response);
+    }
+
+    /// The ticket shown was proved on the public record before it was.
+    fn note_on_record(&self) {
+        if self.record_trust.borrow().is_none() {
+            return;
+        }
+        let shown = self.game.borrow().ticket().map(|t| t.sale_id);
+        if let Some(sale_id) = shown {
+            self.game.borrow_mut().record_checked(sale_id);
         }
     }
 
@@ -128,20 +178,10 @@ impl Inner {
                         if let Outcome::Failed(error) = &outcome {
                             Inner::guard_refused(&inner, error);
                         }
-                        let mut shown = None;
                         let commands = match outcome {
-                            Outcome::Sold(response) => {
-                                let sale_id = response.sale_id();
-                                let commands = inner.bought((*response).clone());
-                                if inner
-                                    .game
-                                    .borrow()
-                                    .ticket()
-                                    .is_some_and(|t| t.sale_id == sale_id)
-                                {
-                                    shown = Some(*response);
-                                }
-                                commands
+                            Outcome::Sold(response) => inner.bought(*response),
+                            Outcome::Unproved(response, problem) => {
+                                inner.unproved(&response, problem)
                             }
                             Outcome::Failed(error) => inner.game.borrow_mut().buy_failed(error),
                             Outcome::Refused(rejection) => {
@@ -151,11 +191,9 @@ impl Inner {
                         inner.note_verdict();
                         if sold {
                             inner.guard_ticket_bought();
+                            inner.note_on_record();
                         }
                         Inner::run(&inner, commands);
-                        if let Some(response) = shown {
-                            Inner::watch_record(&inner, response);
-                        }
                         if inner.game.borrow().ticket().is_none()
                             && inner.game.borrow().phase() == &Phase::Ready
                         {
@@ -282,12 +320,56 @@ impl Inner {
             return Outcome::Refused(rejection);
         }
         match backend.buy(token, request).await {
-            Ok(response) => Outcome::Sold(Box::new(response)),
+            Ok(response) => {
+                let Some(inner) = weak.upgrade() else {
+                    return Outcome::Failed(NetError::Network);
+                };
+                let passes = inner
+                    .game
+                    .borrow()
+                    .check_sale(&response, &inner.book.borrow());
+                if !passes {
+                    // Refused for its own check when handed to the game.
+                    return Outcome::Sold(Box::new(response));
+                }
+                // Said while the record is awaited (the next answer replaces it).
+                if inner.game.borrow_mut().awaiting_record() {
+                    inner.render();
+                }
+                drop(inner);
+                match Inner::prove_sold(weak, backend, token, &response).await {
+                    Ok(()) => Outcome::Sold(Box::new(response)),
+                    Err(problem) => Outcome::Unproved(Box::new(response), problem),
+                }
+            }
             Err(NetError::Protection(refusal)) => {
                 Outcome::Failed(NetError::Protection(refusal.for_stake(stake)))
             }
             Err(error) => Outcome::Failed(error),
         }
+    }
+
+    /// A sale the public record does not prove: refused before anything of
+    /// it is shown; the portal still hears of it (the server took the
+    /// stake), as a round that ended unverified.
+    fn unproved(&self, response: &SaleResponse, problem: RecordProblem) -> Vec<Command> {
+        let sale = &response.sale.sale;
+        let commands = self
+            .game
+            .borrow_mut()
+            .refuse_purchase(Rejection::off_record(true, problem));
+        if !commands.is_empty() {
+            self.post(PageMessage::RoundStarted {
+                sale_id: sale.sale_id,
+                stake_cents: sale.ticket.stake_cents,
+            });
+            self.post(PageMessage::RoundEnded {
+                sale_id: sale.sale_id,
+                prize_cents: sale.ticket.prize_cents,
+                verified: false,
+            });
+        }
+        commands
     }
 
     /// A sale arrived: verified, it starts a round; refused by the checks,

@@ -1,7 +1,8 @@
 //! The public record, fetched: the cosigned checkpoint (kept in
 //! `localStorage` through [`CheckpointKeeper`], so a rollback or a fork is
 //! refused across reloads), the proof of each block commitment before the
-//! page buys from its block, and the proof of each sale after it is shown.
+//! page buys from its block, and the proof of each sale before anything of
+//! it is shown.
 //! What to accept is decided in `crate::record`; this only fetches and waits.
 
 use super::Inner;
@@ -18,9 +19,9 @@ use crate::verification::Rejection;
 use eldorado_engine::deal::BeaconClock;
 use eldorado_engine::transparency::{open_checkpoint, CheckedCheckpoint, LogEntry, LogKey};
 use eldorado_engine::Money;
-use std::rc::{Rc, Weak};
+use std::rc::Weak;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 /// Scoped by the log's key: a checkpoint is one log's.
 fn storage_key(log: &LogKey) -> String {
@@ -226,42 +227,39 @@ impl Inner {
         }
     }
 
-    /// After a sale is shown: its record is proved on a cosigned checkpoint
-    /// (its index read from `GET /api/sales/{id}` until the sequencer logged
-    /// it), or the ticket fails that check after [`RECORD_DEADLINE_MS`].
-    pub(super) fn watch_record(this: &Rc<Inner>, response: SaleResponse) {
-        let (Some(trust), Some(token)) = (
-            this.record_trust.borrow().clone(),
-            this.token.borrow().clone(),
-        ) else {
-            return;
+    /// Before anything of a sale is shown: the sale is proved on a
+    /// checkpoint cosigned by the page's witnesses (its index read from
+    /// `GET /api/sales/{id}` until the sequencer logged it) and, for a sale
+    /// dealt by the beacon, its purchase was cosigned before the round
+    /// that dealt it; each waited for up to [`RECORD_DEADLINE_MS`]. Without
+    /// witnesses to trust (`record_trust` unset) there is nothing to prove.
+    pub(super) async fn prove_sold(
+        weak: &Weak<Inner>,
+        backend: &dyn Backend,
+        token: &str,
+        response: &SaleResponse,
+    ) -> Result<(), RecordProblem> {
+        let (trust, schedule) = {
+            let Some(inner) = weak.upgrade() else {
+                return Err(RecordProblem::Missing);
+            };
+            let trust = inner.record_trust.borrow().clone();
+            (trust, inner.beacon_schedule.get())
         };
-        let schedule = this.beacon_schedule.get();
-        let backend = this.backend.clone();
-        let weak = Rc::downgrade(this);
-        spawn_local(async move {
-            let sale_id = response.sale_id();
-            let mut problem = prove_sale(backend.as_ref(), &trust, &token, &response)
-                .await
-                .err();
-            if let (None, Some(schedule)) = (problem, schedule) {
-                let deadline = now() + RECORD_DEADLINE_MS;
-                problem = loop {
-                    match prove_bought_in_time(backend.as_ref(), &trust, &schedule, &response).await
-                    {
-                        Ok(()) => break None,
-                        Err(RecordProblem::Missing) if now() <= deadline => {
-                            sleep(RECORD_POLL_MS).await
-                        }
-                        Err(problem) => break Some(problem),
-                    }
-                };
+        let Some(trust) = trust else {
+            return Ok(());
+        };
+        prove_sale(backend, &trust, token, response).await?;
+        let Some(schedule) = schedule else {
+            return Ok(());
+        };
+        let deadline = now() + RECORD_DEADLINE_MS;
+        loop {
+            match prove_bought_in_time(backend, &trust, &schedule, response).await {
+                Err(RecordProblem::Missing) if now() <= deadline => sleep(RECORD_POLL_MS).await,
+                result => return result,
             }
-            if let Some(inner) = weak.upgrade() {
-                let commands = inner.game.borrow_mut().record_checked(sale_id, problem);
-                Inner::run(&inner, commands);
-            }
-        });
+        }
     }
 }
 

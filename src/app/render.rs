@@ -151,7 +151,6 @@ impl Inner {
                 match ticket.record {
                     RecordState::Pending => "pending",
                     RecordState::OnRecord => "on-record",
-                    RecordState::Failed(_) => "failed",
                 },
             );
         }

@@ -490,23 +490,33 @@ fn a_sale_from_a_block_not_proved_on_the_record_is_refused() {
 }
 
 #[test]
-fn a_sale_shown_is_then_proved_on_the_record_or_fails_that_check() {
+fn a_sale_shown_is_marked_on_the_record_it_was_proved_on() {
     let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2, fixtures::LOSE]);
     let mut game = started(&block, 5000);
     game.press(key);
     game.bought(sold(&block, 0, 1, 5000), &book(&block), true);
     assert_eq!(game.ticket().unwrap().record, RecordState::Pending);
-    assert!(game.record_checked(99, None).is_empty(), "another sale");
-    assert!(game.record_checked(1, None).is_empty());
-    assert_eq!(game.ticket().unwrap().record, RecordState::OnRecord);
-    let commands = game.record_checked(1, Some(RecordProblem::Missing));
+    game.record_checked(99);
     assert_eq!(
         game.ticket().unwrap().record,
-        RecordState::Failed(RecordProblem::Missing)
+        RecordState::Pending,
+        "another sale"
     );
+    game.record_checked(1);
+    assert_eq!(game.ticket().unwrap().record, RecordState::OnRecord);
+}
+
+#[test]
+fn a_sale_the_record_does_not_prove_is_refused_before_anything_shows() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
+    let mut game = started(&block, 5000);
+    game.press(key);
+    let commands = game.refuse_purchase(Rejection::off_record(true, RecordProblem::DealtEarly));
+    assert!(game.ticket().is_none());
+    assert_eq!(game.phase(), &Phase::Ready);
+    assert!(commands.contains(&Command::RefreshBalance));
     assert!(matches!(
         &commands[0],
         Command::Announce(Announcement::Rejected(r)) if r.record.is_some_and(|o| o.sale)
     ));
-    assert!(game.ticket().is_some(), "the ticket shown stays");
 }

@@ -30,22 +30,23 @@ impl Lang {
     }
 
     /// A record not proved on the public record: a block's commitment
-    /// before buying (nothing bought), or the sale shown.
+    /// before buying (nothing bought), or a sale before anything of it is
+    /// shown (paid, not shown); each failed check says what failed.
     pub fn off_record(self, sale: bool, problem: RecordProblem) -> &'static str {
-        if problem == RecordProblem::DealtEarly {
-            return match self {
-                Lang::Fr => "Ce ticket a échoué à la vérification « achat inscrit au registre public avant son tirage » : les témoins ne l'ont pas cosigné avant que la balise publie le tirage qui l'a attribué. Signalez-le à l'opérateur du jeu.",
-                Lang::En => "This ticket failed the check \"bought on the public record before its draw\": the witnesses did not cosign its purchase before the beacon published the draw that dealt it. Please report it to the game operator.",
-            };
-        }
-        let fork = matches!(problem, RecordProblem::Fork(_));
-        match (self, fork, sale) {
-            (Lang::Fr, true, _) => "Le registre public que montre le serveur contredit celui que ce navigateur a déjà vérifié (fourche ou retour en arrière) : il n'est plus cru, aucun achat n'est possible. Signalez-le à l'opérateur du jeu.",
-            (Lang::En, true, _) => "The public record the server shows contradicts the one this browser already verified (a fork or a rollback): it is no longer trusted, no purchase is possible. Please report it to the game operator.",
-            (Lang::Fr, false, false) => "L'engagement de ce bloc n'est pas prouvé au registre public, cosigné par les témoins : achat refusé, rien n'a été acheté. Signalez-le à l'opérateur du jeu.",
-            (Lang::En, false, false) => "This block's commitment is not proved on the public record cosigned by the witnesses: purchase refused, nothing was bought. Please report it to the game operator.",
-            (Lang::Fr, false, true) => "Ce ticket a échoué à la vérification « inscrit au registre public » : sa vente n'y est pas prouvée dans le délai prévu. Signalez-le à l'opérateur du jeu.",
-            (Lang::En, false, true) => "This ticket failed the check \"on the public record\": its sale was not proved there in time. Please report it to the game operator.",
+        use RecordProblem::*;
+        match (self, problem, sale) {
+            (Lang::Fr, Fork(_), _) => "Le registre public que montre le serveur contredit celui que ce navigateur a déjà vérifié (fourche ou retour en arrière) : il n'est plus cru, aucun achat n'est possible. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, Fork(_), _) => "The public record the server shows contradicts the one this browser already verified (a fork or a rollback): it is no longer trusted, no purchase is possible. Please report it to the game operator.",
+            (Lang::Fr, _, false) => "L'engagement de ce bloc n'est pas prouvé au registre public, cosigné par les témoins : achat refusé, rien n'a été acheté. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, _, false) => "This block's commitment is not proved on the public record cosigned by the witnesses: purchase refused, nothing was bought. Please report it to the game operator.",
+            (Lang::Fr, DealtEarly, true) => "Ce ticket a échoué à la vérification « achat inscrit au registre public avant son tirage » : les témoins ne l'ont pas cosigné avant que la balise publie le tirage qui l'a attribué. Il n'est pas affiché. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, DealtEarly, true) => "This ticket failed the check \"bought on the public record before its draw\": the witnesses did not cosign its purchase before the beacon published the draw that dealt it. It is not shown. Please report it to the game operator.",
+            (Lang::Fr, BadProof, true) => "Ce ticket a échoué à la vérification « inscrit au registre public » : la preuve de sa vente ne mène pas au registre cosigné par les témoins. Il n'est pas affiché. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, BadProof, true) => "This ticket failed the check \"on the public record\": the proof of its sale does not lead to the record the witnesses cosigned. It is not shown. Please report it to the game operator.",
+            (Lang::Fr, BadCheckpoint, true) => "Ce ticket a échoué à la vérification « inscrit au registre public » : le registre servi n'est pas signé par le serveur et cosigné par les témoins de cette page. Il n'est pas affiché. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, BadCheckpoint, true) => "This ticket failed the check \"on the public record\": the record served is not signed by the server and cosigned by this page's witnesses. It is not shown. Please report it to the game operator.",
+            (Lang::Fr, Missing, true) => "Ce ticket a échoué à la vérification « inscrit au registre public » : sa vente n'y est pas prouvée dans le délai prévu. Il n'est pas affiché. Signalez-le à l'opérateur du jeu.",
+            (Lang::En, Missing, true) => "This ticket failed the check \"on the public record\": its sale was not proved there in time. It is not shown. Please report it to the game operator.",
         }
     }
 
@@ -65,16 +66,14 @@ impl Lang {
                 format!("✓ {} — inscrit au registre public", t.verified)
             }
             (Lang::En, RecordState::OnRecord) => format!("✓ {} — on the public record", t.verified),
-            (Lang::Fr, RecordState::Failed(_)) => "✗ Non inscrit au registre public".to_owned(),
-            (Lang::En, RecordState::Failed(_)) => "✗ Not on the public record".to_owned(),
         }
     }
 
     /// While a purchase waits for its block's commitment on the record.
     pub fn awaiting_record(self) -> &'static str {
         match self {
-            Lang::Fr => "Vérification de l'engagement du bloc au registre public…",
-            Lang::En => "Checking the block's commitment on the public record…",
+            Lang::Fr => "Vérification au registre public…",
+            Lang::En => "Checking the public record…",
         }
     }
 
@@ -159,6 +158,25 @@ mod tests {
             RecordProblem::Fork(Fork::OtherRoot),
         ));
         assert!(text.contains("fork"), "{text}");
+        // A sale's failed checks each say what failed, and each has its own
+        // reason (the notice's data-reason).
+        let problems = [
+            RecordProblem::Missing,
+            RecordProblem::BadProof,
+            RecordProblem::BadCheckpoint,
+            RecordProblem::Fork(Fork::OtherRoot),
+            RecordProblem::DealtEarly,
+        ];
+        for lang in [Lang::Fr, Lang::En] {
+            let texts: std::collections::BTreeSet<_> =
+                problems.iter().map(|p| lang.off_record(true, *p)).collect();
+            assert_eq!(texts.len(), problems.len(), "{lang:?}");
+        }
+        let reasons: std::collections::BTreeSet<_> = problems
+            .iter()
+            .map(|p| Rejection::off_record(true, *p).reason)
+            .collect();
+        assert_eq!(reasons.len(), problems.len());
         assert_eq!(
             Lang::Fr.verified_label(RecordState::OnRecord),
             "✓ Vérifié — inscrit au registre public"
