@@ -19,5 +19,6 @@ mod restart_rollover;
 mod robustness;
 mod seamless_wallet;
 mod seed_policy;
+mod session_cap;
 mod wallet_stub;
 mod wallet_tls;
