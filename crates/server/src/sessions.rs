@@ -9,9 +9,9 @@
 //! opening's transaction, and its token is then answered
 //! `TOO_MANY_SESSIONS`); expired rows are deleted by a periodic sweep
 //! (`--session-sweep-secs`). This server's cache forgets an ended session
-//! at once; another server of a shared database that has it in its cache
-//! keeps it until that entry leaves (expiry or `--session-cache`), as for
-//! every other way a session ends.
+//! at once; another server of a shared database reads a cached session
+//! from the store again once its entry is [`RECHECK_MS`] old, so it learns
+//! of any way a session ended within that time.
 
 use crate::clock::Clock;
 use crate::error::ApiError;
@@ -41,7 +41,18 @@ struct CachedSession {
     started_at_ms: u64,
     expires_at_ms: u64,
     lobby_url: Option<Arc<str>>,
+    /// When the store last said the session was live.
+    checked_at_ms: u64,
 }
+
+/// How long a cached session is trusted without asking the store again.
+/// Another server of the database may end it (sign-out, the operator, or a
+/// newer session beyond `--max-sessions-per-player`) and can only tell this
+/// one through the store: without a recheck, a session ended there lived on
+/// here until it expired, and a player could keep any number of them alive
+/// by using each on every server once. One indexed read per session every
+/// 30 s is nothing beside the requests it spares.
+pub const RECHECK_MS: u64 = 30_000;
 
 pub struct Sessions {
     store: Arc<dyn Store>,
@@ -202,6 +213,7 @@ impl Sessions {
                 started_at_ms: now,
                 expires_at_ms,
                 lobby_url: lobby_url.clone(),
+                checked_at_ms: now,
             },
         );
         Session {
@@ -253,10 +265,12 @@ impl Sessions {
             .get(&hash)
             .cloned();
         let entry = match cached {
-            Some(entry) => entry,
-            None => {
+            Some(entry) if now.saturating_sub(entry.checked_at_ms) < RECHECK_MS => entry,
+            _ => {
                 let revocations = self.revocations.load(Ordering::SeqCst);
                 let Some(record) = self.store.session(&hash)? else {
+                    // Ended elsewhere, if it was cached here.
+                    self.cache_write().remove(&hash);
                     return Err(self.refusal(&hash, now));
                 };
                 let entry = CachedSession {
@@ -264,6 +278,7 @@ impl Sessions {
                     started_at_ms: record.created_at_ms,
                     expires_at_ms: record.expires_at_ms,
                     lobby_url: record.lobby_url.map(Arc::from),
+                    checked_at_ms: now,
                 };
                 let mut cache = self.cache_write();
                 if self.revocations.load(Ordering::SeqCst) != revocations {
@@ -484,5 +499,39 @@ mod tests {
             sessions.find(&opened[1].token),
             Err(ApiError::Unauthorized(_))
         ));
+    }
+
+    /// Two servers of one database: a session ended on one is refused by
+    /// the other, which had it in its cache, once the entry is
+    /// `RECHECK_MS` old, whichever way it ended.
+    #[test]
+    fn another_server_learns_of_an_ended_session_within_the_recheck() {
+        let (_dir, clock, store, one) = capped(100, 2);
+        let other = Sessions::new(
+            Arc::clone(&store),
+            clock.clone(),
+            Duration::from_secs(600),
+            100,
+            2,
+        );
+        let (first, _) = one.open(&ann()).unwrap();
+        let (signed_out, _) = one.open(&ann()).unwrap();
+        other.find(&first.token).unwrap();
+        other.find(&signed_out.token).unwrap();
+        clock.advance(Duration::from_millis(1));
+        one.open(&ann()).unwrap();
+        assert!(refused_as_too_many(&one, &first.token));
+        assert!(one.revoke(&signed_out.token).unwrap());
+        // Still trusted from the other's cache, until the recheck.
+        clock.advance(Duration::from_millis(RECHECK_MS - 2));
+        assert!(other.find(&first.token).is_ok());
+        assert!(other.find(&signed_out.token).is_ok());
+        clock.advance(Duration::from_millis(1));
+        assert!(refused_as_too_many(&other, &first.token));
+        assert!(matches!(
+            other.find(&signed_out.token),
+            Err(ApiError::Unauthorized(_))
+        ));
+        assert_eq!(other.cached(), 0, "both left the other's cache");
     }
 }

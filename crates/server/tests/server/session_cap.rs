@@ -5,6 +5,7 @@
 use crate::common::*;
 use axum::http::{Method, StatusCode};
 use eldorado_server::clock::{system_now_ms, ManualClock};
+use eldorado_server::sessions::RECHECK_MS;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,4 +120,18 @@ async fn a_player_keeps_the_cap_of_newest_sessions_and_the_oldest_are_told_why()
         let read = call(&app, Method::GET, "/api/session", Some(live), None).await;
         assert_eq!(read.status, StatusCode::OK, "{}", read.body);
     }
+    // The other server had that session in its cache: it asks the store
+    // again once the entry is RECHECK_MS old, and refuses it too.
+    clock.advance(Duration::from_millis(RECHECK_MS));
+    let read = call(
+        &other,
+        Method::GET,
+        "/api/session",
+        Some(&tokens[EXTRA]),
+        None,
+    )
+    .await;
+    assert_ended(&read);
+    let read = call(&other, Method::GET, "/api/session", Some(token), None).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.body);
 }
