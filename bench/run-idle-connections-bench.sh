@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Issue 23, item 1: a player plays while thousands of idle, half-open and
 # h2c-idle connections are held against the real server on loopback.
-# Usage: bench/run-idle-connections-bench.sh [IDLE=4200] [HALF_OPEN=2000] [H2C=0] [SOURCES=1] [PLAYS=300] [PER_SECOND=10]
+# Usage: bench/run-idle-connections-bench.sh [IDLE=4200] [HALF_OPEN=2000] [H2C=0] [SOURCES=1] [PLAYS=300] [PER_SECOND=10] [CLIENTS=1] [shared]
+# With `shared`, the player's CLIENTS clients connect from the attackers'
+# first address (one NAT; issue 49, item 4):
+#   bench/run-idle-connections-bench.sh 700 0 0 1 95 10 20 shared
 # Builds the release binary and the load program
 # (crates/server/examples/idle_connections.rs), starts `eldorado serve
 # --demo` with its default limits on a fresh data directory, and prints
@@ -16,6 +19,8 @@ H2C=${3:-0}
 SOURCES=${4:-1}
 PLAYS=${5:-300}
 PER_SECOND=${6:-10}
+CLIENTS=${7:-1}
+SHARED=${8:-}
 ADDR=127.0.0.1:${BENCH_PORT:-18089}
 DATA=$(mktemp -d /tmp/eldorado-idle-bench.XXXXXX)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
@@ -31,4 +36,4 @@ for _ in $(seq 1 600); do
   sleep 0.5
 done
 "$CARGO_TARGET_DIR/release/examples/idle_connections" "$ADDR" "$IDLE" "$HALF_OPEN" "$H2C" \
-  "$SOURCES" "$PLAYS" "$PER_SECOND"
+  "$SOURCES" "$PLAYS" "$PER_SECOND" "$CLIENTS" $SHARED

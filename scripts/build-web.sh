@@ -91,3 +91,6 @@ echo "build-web: rules pages written: $(wc -c www/pkg/rules-fr.html www/pkg/rule
 
 # == Content-hashed names, for long-lived caching (scripts/hash-web.sh) ==
 scripts/hash-web.sh
+
+# == The list of what the server may serve, with each file's hash ==
+scripts/page-manifest.sh

@@ -297,7 +297,7 @@ start_servers() {
     local bin=$1
     # The page the servers serve: this repository's built once, as
     # scripts/run.sh does, unless ELDORADO_CLUSTER_WEB names another.
-    if [ -z "${ELDORADO_CLUSTER_WEB:-}" ] && [ ! -f "$ROOT/www/pkg/eldorado_web_bg.wasm" ]; then
+    if [ -z "${ELDORADO_CLUSTER_WEB:-}" ] && [ ! -f "$ROOT/www/pkg/page-manifest.json" ]; then
         scripts/build-web.sh
     fi
     echo "$bin" > "$DIR/bin"

@@ -19,7 +19,7 @@ portal_url="http://$portal_addr"
 # origin than the portal, as it is in production.
 game_url="http://localhost:${game_addr##*:}"
 
-[ -f www/pkg/eldorado_web.js ] || scripts/build-web.sh
+[ -f www/pkg/page-manifest.json ] || scripts/build-web.sh
 # The dev profile: Cargo.toml optimises the engine and every dependency in
 # it too, and scripts/e2e.sh builds the same binaries.
 cargo build -p eldorado-cli -p eldorado-portal-example

@@ -77,6 +77,10 @@ pub enum ErrorCode {
     /// that deals it (« tirage en attente »). Retry with the same
     /// idempotency key: the answer is then the dealt sale.
     DealPending,
+    /// 503: this server's database does not hold the public record its
+    /// witnesses cosigned (a copy older than that was restored): it sells
+    /// nothing until the operator restores a newer one. See `Retry-After`.
+    RecordBehind,
     Internal,
 }
 
@@ -105,6 +109,7 @@ impl ErrorCode {
             ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",
             ErrorCode::LogUnavailable => "LOG_UNAVAILABLE",
             ErrorCode::DealPending => "DEAL_PENDING",
+            ErrorCode::RecordBehind => "RECORD_BEHIND",
             ErrorCode::Internal => "INTERNAL",
         }
     }

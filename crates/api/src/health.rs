@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 /// 200 with `status: "ok"` only while the sale writer and the block
-/// generator run and the store answers; 503 with `status: "unavailable"`
+/// generator run, the store answers and holds the public record its
+/// witnesses cosigned; 503 with `status: "unavailable"`
 /// and the failing part(s) `false` otherwise.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -23,6 +24,12 @@ pub struct Health {
     /// go on while the outbox retries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wallet_outbox: Option<OutboxHealth>,
+    /// Present when this server's database does not hold the public
+    /// record its witnesses cosigned: the size they cosigned. The server
+    /// is then unavailable and sells nothing (`RECORD_BEHIND`) until the
+    /// operator restores a newer copy of its database.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_behind: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,5 +1,6 @@
 //! `eldorado`: the operator's command line.
 
+mod backup_cmd;
 mod beacon;
 mod beacon_cmd;
 mod block_cmd;
@@ -33,6 +34,9 @@ enum Command {
         #[command(subcommand)]
         command: block_cmd::BlockCommand,
     },
+    /// Copy a running server's SQLite database and keys, consistently, into
+    /// a new private directory (docs/DEPLOYMENT.md, Backups).
+    Backup(backup_cmd::BackupArgs),
     /// Run the game server (API, page, durable sales).
     // Boxed: its many flags would make every other variant as large.
     Serve(Box<serve_cmd::ServeArgs>),
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Block { command } => block_cmd::run(command),
+        Command::Backup(args) => backup_cmd::run(args),
         Command::Serve(args) => serve_cmd::run(*args),
         Command::Verify(args) => verify_cmd::run(args),
         Command::Witness(args) => witness_cmd::run(args),

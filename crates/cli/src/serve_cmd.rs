@@ -47,7 +47,9 @@ pub struct ServeArgs {
     /// --beacon.
     #[arg(long, default_value_t = 1)]
     open_blocks_per_line: u32,
-    /// Directory holding index.html and www/ (the repository root).
+    /// The web root the page was built in (the repository root): only the
+    /// files its www/pkg/page-manifest.json lists are served, checked
+    /// against their hashes at start; without it, the API only.
     #[arg(long, default_value = ".")]
     web: PathBuf,
     /// Demo mode: the page may create play-money players, who play from
@@ -99,9 +101,11 @@ pub struct ServeArgs {
     /// is closed, and if none is idle new ones wait in the listen backlog.
     #[arg(long, default_value_t = 4_096)]
     max_connections: usize,
-    /// Connections open at once from one peer address; more are closed at
-    /// once. Behind a reverse proxy every connection comes from the proxy:
-    /// raise it there (up to --max-connections).
+    /// Connections open at once from one peer address; beyond it a new one
+    /// closes that address's connection idle the longest, or is closed at
+    /// once if all of them are busy. Behind a reverse proxy every
+    /// connection comes from the proxy: raise it there (up to
+    /// --max-connections).
     #[arg(long, default_value_t = 512)]
     max_connections_per_address: usize,
     /// Demo players one IP address may create per minute (429 RATE_LIMITED).

@@ -1,7 +1,8 @@
 //! `eldorado witness`: a separate process that watches the public log and
 //! cosigns its checkpoints as long as the log only ever grows (see
-//! `witness/` for the decisions). Exit status: 0 after `--once`, 2 for a
-//! usage, key or state error, 3 when it saw a fork (now or before).
+//! `witness/` for the decisions). Exit status: 0 after `--once` (also when
+//! the log rolled back: it is told and waited for), 2 for a usage, key or
+//! state error, 3 when it saw a fork (now or before).
 
 use crate::log_cmd::client::LogClient;
 use crate::witness::status::{self, SharedStatus};
@@ -99,8 +100,28 @@ pub fn run(args: WitnessArgs) -> Result<ExitCode, String> {
                 tracing::debug!(size, "the log has not grown");
                 last_error = None;
             }
-            Ok(Pass::ForkDetected(fork)) => {
+            Ok(Pass::Behind {
+                cosigned,
+                offered,
+                told,
+            }) => {
+                let told = match told {
+                    Ok(()) => "the log took it".to_owned(),
+                    Err(e) => format!("the log answered: {e}"),
+                };
+                report(
+                    &mut last_error,
+                    format!(
+                        "the log rolled back to a smaller tree ({offered} records, {cosigned} \
+                         cosigned): not cosigned; showed it the checkpoint cosigned last ({told})"
+                    ),
+                );
+            }
+            Ok(Pass::ForkDetected(fork, told)) => {
                 eprintln!("{}", fork.line());
+                if let Err(e) = told {
+                    tracing::warn!(error = %e, "could not show the log the checkpoint cosigned last");
+                }
                 return refuse_after_fork(&args);
             }
             Ok(Pass::Refusing) => return refuse_after_fork(&args),

@@ -249,16 +249,26 @@ fn a_witness_cosigns_a_growing_log_then_refuses_a_fork_for_good() {
     assert!(log.served.lock().unwrap().cosignatures.is_empty());
 }
 
+/// A smaller tree (an older copy of the log's database) is not cosigned
+/// and is no fork: the witness says so, and cosigns again once the log is
+/// back with the tree it cosigned, grown.
 #[test]
-fn a_rolled_back_log_is_a_fork() {
+fn a_rolled_back_log_is_not_cosigned_and_not_a_fork() {
     let dir = tempfile::tempdir().unwrap();
     let log = FakeLog::start();
     log.publish(6, 0);
-    assert!(witness(&log, dir.path(), &["--once"]).status.success());
+    let first = witness(&log, dir.path(), &["--once"]);
+    assert!(first.status.success());
+    let key = announced_key(&first);
     log.publish(4, 0);
     let output = witness(&log, dir.path(), &["--once"]);
-    assert_eq!(output.status.code(), Some(3), "{}", text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
     assert!(text(&output.stderr).contains("rolled back"));
+    assert!(log.served.lock().unwrap().cosignatures.is_empty());
+    assert!(!dir.path().join("state/fork.json").exists());
+    log.publish(9, 0);
+    assert!(witness(&log, dir.path(), &["--once"]).status.success());
+    assert_cosigned_by(&log, &key, 9);
 }
 
 #[test]

@@ -81,7 +81,8 @@ pub fn chromium_bin() -> PathBuf {
 
 /// Fails early, with the fix, when the wasm bundle was never built.
 pub fn check_web_bundle() {
-    let bundle = repo_root().join("www/pkg/eldorado_web.js");
+    // The manifest is written last: the build finished.
+    let bundle = repo_root().join("www/pkg/page-manifest.json");
     assert!(
         bundle.is_file(),
         "{} is missing: run scripts/build-web.sh (scripts/e2e.sh does it)",

@@ -5,10 +5,13 @@
 //! steady pace. Prints how many plays succeeded and their latency.
 //!
 //! cargo run --release -p eldorado-server --example idle_connections -- \
-//!     ADDR IDLE HALF_OPEN H2C SOURCES PLAYS PLAYS_PER_SECOND
+//!     ADDR IDLE HALF_OPEN H2C SOURCES PLAYS PLAYS_PER_SECOND [CLIENTS] [shared]
 //!
 //! The attackers connect from 127.0.0.10 onwards (SOURCES addresses, in
-//! turn); the player from 127.0.0.2.
+//! turn); the player from 127.0.0.2, or with `shared` from the first
+//! attackers' address (clients behind one NAT, issue 49 item 4). CLIENTS
+//! (default 1) clients of that player play the PLAYS in turn, at
+//! PLAYS_PER_SECOND in all.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -74,13 +77,14 @@ async fn attacker(addr: SocketAddr, source: Ipv4Addr, kind: Kind, closed: Arc<At
 }
 
 async fn request(
+    source: Ipv4Addr,
     addr: SocketAddr,
     method: Method,
     path: &str,
     token: Option<&str>,
     body: String,
 ) -> Result<(StatusCode, serde_json::Value), String> {
-    let stream = connect_from(PLAYER, addr)
+    let stream = connect_from(source, addr)
         .await
         .map_err(|e| e.to_string())?;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
@@ -112,6 +116,49 @@ async fn request(
     Ok((status, serde_json::from_slice(&bytes).unwrap_or_default()))
 }
 
+/// Plays `plays` tickets, the `client`-th of every `clients`, each at its
+/// time of a steady pace; the latencies of those sold, and the failures.
+async fn play(
+    source: Ipv4Addr,
+    addr: SocketAddr,
+    token: String,
+    plays: usize,
+    (client, clients): (usize, usize),
+    pace: Duration,
+    started: Instant,
+) -> (Vec<Duration>, usize) {
+    let mut latencies = Vec::new();
+    let mut failures = 0usize;
+    for i in (client..plays).step_by(clients) {
+        let due = started + pace * i as u32;
+        tokio::time::sleep_until(due.into()).await;
+        let body = format!(r#"{{"stake_cents":50,"idempotency_key":"bench-{i:06}"}}"#);
+        let t = Instant::now();
+        let reply = tokio::time::timeout(
+            Duration::from_secs(30),
+            request(source, addr, Method::POST, "/api/sales", Some(&token), body),
+        )
+        .await;
+        let elapsed = t.elapsed();
+        match reply {
+            Ok(Ok((StatusCode::OK, _))) => latencies.push(elapsed),
+            Ok(Ok((status, body))) => {
+                failures += 1;
+                eprintln!("play {i}: {status} {body}");
+            }
+            Ok(Err(e)) => {
+                failures += 1;
+                eprintln!("play {i}: {e}");
+            }
+            Err(_) => {
+                failures += 1;
+                eprintln!("play {i}: no answer in 30 s");
+            }
+        }
+    }
+    (latencies, failures)
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, name: &str) -> T {
     args.get(i)
         .and_then(|a| a.parse().ok())
@@ -128,7 +175,15 @@ async fn main() {
     let sources: u8 = arg(&args, 4, "SOURCES");
     let plays: usize = arg(&args, 5, "PLAYS");
     let per_second: u64 = arg(&args, 6, "PLAYS_PER_SECOND");
+    let clients: usize = args.get(7).map_or(1, |_| arg(&args, 7, "CLIENTS"));
+    let shared = args.get(8).is_some_and(|a| a == "shared");
     assert!((1..=200).contains(&sources), "SOURCES: 1..=200");
+    assert!(clients >= 1, "CLIENTS: at least 1");
+    let player = if shared {
+        Ipv4Addr::new(127, 0, 0, 10)
+    } else {
+        PLAYER
+    };
 
     let closed = Arc::new(AtomicU64::new(0));
     let kinds = (0..idle)
@@ -148,42 +203,49 @@ async fn main() {
         "attack: {idle} idle + {half_open} half-open + {h2c} h2c-idle connections from {sources} address(es), reopened when closed"
     );
 
-    let (status, body) = request(addr, Method::POST, "/api/demo/players", None, "{}".into())
-        .await
-        .expect("a demo player");
+    let (status, body) = request(
+        player,
+        addr,
+        Method::POST,
+        "/api/demo/players",
+        None,
+        "{}".into(),
+    )
+    .await
+    .expect("a demo player");
     assert_eq!(status, StatusCode::CREATED, "{body}");
     let token = body["token"].as_str().unwrap().to_owned();
 
-    let mut latencies = Vec::with_capacity(plays);
-    let mut failures = 0usize;
+    println!(
+        "{clients} client(s) from {player}{}",
+        if shared {
+            ", the attackers' address"
+        } else {
+            ""
+        }
+    );
     let pace = Duration::from_micros(1_000_000 / per_second.max(1));
     let started = Instant::now();
-    for i in 0..plays {
-        let due = started + pace * i as u32;
-        tokio::time::sleep_until(due.into()).await;
-        let body = format!(r#"{{"stake_cents":50,"idempotency_key":"bench-{i:06}"}}"#);
-        let t = Instant::now();
-        let reply = tokio::time::timeout(
-            Duration::from_secs(30),
-            request(addr, Method::POST, "/api/sales", Some(&token), body),
-        )
-        .await;
-        let elapsed = t.elapsed();
-        match reply {
-            Ok(Ok((StatusCode::OK, _))) => latencies.push(elapsed),
-            Ok(Ok((status, body))) => {
-                failures += 1;
-                eprintln!("play {i}: {status} {body}");
-            }
-            Ok(Err(e)) => {
-                failures += 1;
-                eprintln!("play {i}: {e}");
-            }
-            Err(_) => {
-                failures += 1;
-                eprintln!("play {i}: no answer in 30 s");
-            }
-        }
+    let tasks: Vec<_> = (0..clients)
+        .map(|client| {
+            let token = token.clone();
+            tokio::spawn(play(
+                player,
+                addr,
+                token,
+                plays,
+                (client, clients),
+                pace,
+                started,
+            ))
+        })
+        .collect();
+    let mut latencies = Vec::with_capacity(plays);
+    let mut failures = 0usize;
+    for task in tasks {
+        let (sold, failed) = task.await.expect("a client");
+        latencies.extend(sold);
+        failures += failed;
     }
     latencies.sort();
     let pick = |q: f64| {

@@ -76,12 +76,24 @@ pub enum ApiError {
     /// down). The same key answers the dealt sale once it is dealt.
     #[error("the ticket is bought and waits for its draw (tirage en attente); retry with the same idempotency key")]
     DealPending,
+    /// The database is an older copy than the public record its witnesses
+    /// cosigned (`public_log::Witnessed`): selling from it would fork the
+    /// record, so nothing is sold until the operator restores a newer one.
+    #[error(
+        "this server's database does not hold the public record its witnesses cosigned \
+         ({cosigned} records; it holds {held}): it sells nothing until the operator \
+         restores a newer copy"
+    )]
+    RecordBehind { cosigned: u64, held: u64 },
     #[error("this method is not allowed here")]
     MethodNotAllowed,
     /// The cause is logged, never shown.
     #[error("internal error")]
     Internal(String),
 }
+
+/// `Retry-After` of `RECORD_BEHIND`.
+pub const RECORD_BEHIND_RETRY_SECS: u64 = 300;
 
 impl ApiError {
     pub fn code(&self) -> ErrorCode {
@@ -107,6 +119,7 @@ impl ApiError {
             ApiError::WalletUnavailable => ErrorCode::WalletUnavailable,
             ApiError::LogUnavailable => ErrorCode::LogUnavailable,
             ApiError::DealPending => ErrorCode::DealPending,
+            ApiError::RecordBehind { .. } => ErrorCode::RecordBehind,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
@@ -130,7 +143,8 @@ impl ApiError {
             | ApiError::Timeout
             | ApiError::WalletUnavailable
             | ApiError::LogUnavailable
-            | ApiError::DealPending => StatusCode::SERVICE_UNAVAILABLE,
+            | ApiError::DealPending
+            | ApiError::RecordBehind { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -142,22 +156,45 @@ impl ApiError {
         ApiError::Internal(cause.to_string())
     }
 
-    /// Seconds a client should wait before retrying (`Retry-After`).
+    /// Seconds a client should wait before retrying (`Retry-After`): every
+    /// 429 and 503 has them, and nothing else (decided by the status, so a
+    /// new kind of refusal cannot come without them).
     pub fn retry_after_secs(&self) -> Option<u64> {
-        match self {
+        if !needs_retry_after(self.status()) {
+            return None;
+        }
+        Some(match self {
             ApiError::RateLimited {
                 retry_after_secs, ..
             }
-            | ApiError::Overloaded { retry_after_secs } => Some(*retry_after_secs),
-            // The work may still finish, or the wallet answer, a moment later.
-            ApiError::DealPending | ApiError::Timeout | ApiError::WalletUnavailable => Some(1),
-            _ => None,
-        }
+            | ApiError::Overloaded { retry_after_secs } => *retry_after_secs,
+            // A new block is generated in the background.
+            ApiError::SoldOut => SOLD_OUT_RETRY_SECS,
+            // Only a person can restore a newer copy: minutes, not seconds.
+            ApiError::RecordBehind { .. } => RECORD_BEHIND_RETRY_SECS,
+            // The work may still finish, the wallet answer, the log be
+            // cosigned, a moment later.
+            _ => DEFAULT_RETRY_SECS,
+        })
     }
 
     pub fn not_found(what: &str) -> ApiError {
         ApiError::NotFound(format!("{what} not found"))
     }
+}
+
+/// What a refusal that passes asks a client to wait, unless it knows better.
+pub const DEFAULT_RETRY_SECS: u64 = 1;
+/// After SOLD_OUT: about the time a new block of 400,000 tickets takes.
+const SOLD_OUT_RETRY_SECS: u64 = 5;
+
+/// The statuses that say "later" (429 Too Many Requests, 503 Service
+/// Unavailable): docs/PROTOCOL.md promises `Retry-After` on each.
+pub fn needs_retry_after(status: StatusCode) -> bool {
+    matches!(
+        status,
+        StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE
+    )
 }
 
 fn limit_message(limit: &LimitReached) -> String {
@@ -205,5 +242,114 @@ impl IntoResponse for ApiError {
                 .insert(axum::http::header::RETRY_AFTER, secs.into());
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One of each kind. The match below has no wildcard: a new kind does
+    /// not compile until it is added here.
+    fn every_kind() -> Vec<ApiError> {
+        let kinds = vec![
+            ApiError::InvalidStake("stake".to_owned()),
+            ApiError::InsufficientFunds {
+                balance_cents: 0,
+                needed_cents: 50,
+            },
+            ApiError::Unauthorized("token"),
+            ApiError::Forbidden("forbidden"),
+            ApiError::NotFound("sale".to_owned()),
+            ApiError::BadRequest("body".to_owned()),
+            ApiError::PayloadTooLarge,
+            ApiError::Conflict("key".to_owned()),
+            ApiError::DemoDisabled,
+            ApiError::SoldOut,
+            ApiError::LimitReached(LimitReached {
+                kind: LimitKind::WeeklyStake,
+                limit_cents: 100,
+                used_cents: 100,
+                frees_at_ms: 0,
+            }),
+            ApiError::SelfExcluded { until_ms: None },
+            ApiError::LaunchInvalid,
+            ApiError::RequestTimeout,
+            ApiError::RateLimited {
+                what: "sales",
+                retry_after_secs: 3,
+            },
+            ApiError::Overloaded {
+                retry_after_secs: 2,
+            },
+            ApiError::Timeout,
+            ApiError::WalletUnavailable,
+            ApiError::LogUnavailable,
+            ApiError::DealPending,
+            ApiError::RecordBehind {
+                cosigned: 10,
+                held: 9,
+            },
+            ApiError::MethodNotAllowed,
+            ApiError::Internal("cause".to_owned()),
+        ];
+        for kind in &kinds {
+            match kind {
+                ApiError::InvalidStake(_)
+                | ApiError::InsufficientFunds { .. }
+                | ApiError::Unauthorized(_)
+                | ApiError::Forbidden(_)
+                | ApiError::NotFound(_)
+                | ApiError::BadRequest(_)
+                | ApiError::PayloadTooLarge
+                | ApiError::Conflict(_)
+                | ApiError::DemoDisabled
+                | ApiError::SoldOut
+                | ApiError::LimitReached(_)
+                | ApiError::SelfExcluded { .. }
+                | ApiError::LaunchInvalid
+                | ApiError::RequestTimeout
+                | ApiError::RateLimited { .. }
+                | ApiError::Overloaded { .. }
+                | ApiError::Timeout
+                | ApiError::WalletUnavailable
+                | ApiError::LogUnavailable
+                | ApiError::DealPending
+                | ApiError::RecordBehind { .. }
+                | ApiError::MethodNotAllowed
+                | ApiError::Internal(_) => {}
+            }
+        }
+        kinds
+    }
+
+    #[test]
+    fn every_429_and_503_says_when_to_retry_and_nothing_else_does() {
+        for kind in every_kind() {
+            let code = kind.code();
+            let expected = kind.retry_after_secs();
+            let response = kind.into_response();
+            let later = needs_retry_after(response.status());
+            let header = response
+                .headers()
+                .get(axum::http::header::RETRY_AFTER)
+                .map(|v| v.to_str().unwrap().parse::<u64>().unwrap());
+            assert_eq!(header.is_some(), later, "{code:?}: {}", response.status());
+            assert_eq!(header, expected, "{code:?}");
+            assert!(header.is_none_or(|secs| secs >= 1), "{code:?}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_says_its_own_wait() {
+        let limited = ApiError::RateLimited {
+            what: "sales",
+            retry_after_secs: 7,
+        };
+        assert_eq!(limited.retry_after_secs(), Some(7));
+        assert_eq!(
+            ApiError::SoldOut.retry_after_secs(),
+            Some(SOLD_OUT_RETRY_SECS)
+        );
     }
 }

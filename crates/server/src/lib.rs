@@ -5,7 +5,9 @@
 //! `app(state)` is the whole HTTP API as a `Router` (tested with
 //! `tower::ServiceExt::oneshot`); `serve(config)` runs it on a listener.
 
+pub mod backup;
 pub mod blocks;
+pub mod built_page;
 pub mod client_address;
 pub mod clock;
 pub mod config;
@@ -13,6 +15,7 @@ pub mod console;
 pub mod data_dir;
 pub mod database;
 pub mod dealer;
+pub mod early_answers;
 pub mod error;
 pub mod exports;
 mod few_at_a_time;

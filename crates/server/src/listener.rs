@@ -9,13 +9,20 @@
 //!   also pings its peer (`H2_PING_INTERVAL`) while requests run, and drops
 //!   it if the pong does not come back in time;
 //! - at most `--max-connections-per-address` are open from one peer address
-//!   (the TCP peer: behind a reverse proxy, the proxy's address); more are
-//!   closed at once;
+//!   (the TCP peer: behind a reverse proxy, the proxy's address). A new
+//!   connection beyond it closes that address's connection idle the longest
+//!   (oldest idle first), so that one client holding idle connections
+//!   cannot lock out its neighbours behind the same address (a carrier
+//!   NAT); only when all of the address's connections are busy is the new
+//!   one closed at once;
 //! - at most `--max-connections` are open: beyond it the connection idle
 //!   the longest is closed to make room, and only when none is idle does
 //!   the next connection wait in the listen backlog;
-//! - each request carries the peer address for the per-address rate limits.
+//! - each request carries the peer address for the per-address rate limits;
+//! - the answers hyper makes itself to a request head it cannot parse keep
+//!   the error contract (`crate::early_answers`).
 
+use crate::early_answers::AnswerParseErrors;
 use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Request};
@@ -58,6 +65,9 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let limits = state.config.limits.clone();
+    let answers = Arc::new(crate::early_answers::EarlyAnswers::new(
+        &crate::static_files::content_security_policy(&state.config.frame_ancestors),
+    ));
     let router = crate::app(state);
     let mut builder = Builder::new(TokioExecutor::new());
     builder
@@ -86,8 +96,8 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        if !table.has_room_for(peer.ip()) {
-            tracing::debug!(%peer, "connection closed: too many from this address");
+        if !table.make_room_for(peer.ip()) {
+            tracing::debug!(%peer, "connection closed: every connection from this address is busy");
             continue;
         }
         let permit = match Arc::clone(&slots).try_acquire_owned() {
@@ -100,7 +110,10 @@ pub async fn serve(
         let registered = Table::register(&table, peer.ip());
         let service = tracked(router.clone(), peer, Arc::clone(&registered.activity));
         let connection = builder
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
+            .serve_connection(
+                TokioIo::new(AnswerParseErrors::new(stream, Arc::clone(&answers))),
+                TowerToHyperService::new(service),
+            )
             .into_owned();
         tokio::spawn(drive(
             connection,
@@ -332,7 +345,9 @@ struct Table {
 #[derive(Default)]
 struct TableInner {
     next_id: u64,
-    open: HashMap<u64, Arc<Activity>>,
+    open: HashMap<u64, (IpAddr, Arc<Activity>)>,
+    /// Per address, its open connections not told to close yet: one told
+    /// to close no longer counts against its address's share.
     by_address: HashMap<IpAddr, usize>,
 }
 
@@ -356,11 +371,25 @@ impl Table {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn has_room_for(&self, address: IpAddr) -> bool {
-        self.lock()
+    /// Whether a new connection from `address` may open: under its share,
+    /// or once the address's connection idle the longest is told to close.
+    fn make_room_for(&self, address: IpAddr) -> bool {
+        let mut inner = self.lock();
+        if inner
             .by_address
             .get(&address)
             .is_none_or(|&open| open < self.per_address)
+        {
+            return true;
+        }
+        let oldest = oldest_idle(inner.open.values().filter(|(from, _)| *from == address));
+        match oldest {
+            Some((_, activity)) => {
+                evict(&mut inner.by_address, address, &activity);
+                true
+            }
+            None => false,
+        }
     }
 
     fn register(table: &Arc<Table>, address: IpAddr) -> Registered {
@@ -368,7 +397,7 @@ impl Table {
         let mut inner = table.lock();
         let id = inner.next_id;
         inner.next_id += 1;
-        inner.open.insert(id, Arc::clone(&activity));
+        inner.open.insert(id, (address, Arc::clone(&activity)));
         *inner.by_address.entry(address).or_default() += 1;
         Registered {
             table: Arc::clone(table),
@@ -380,18 +409,45 @@ impl Table {
 
     /// Tells the connection idle the longest (not told already) to close.
     fn evict_oldest_idle(&self) {
-        let inner = self.lock();
-        let oldest = inner
-            .open
-            .values()
-            .filter_map(|activity| {
-                let state = activity.lock();
-                (state.in_flight == 0 && !state.evicted).then_some((state.idle_since, activity))
-            })
-            .min_by_key(|(since, _)| *since);
-        if let Some((_, activity)) = oldest {
-            activity.lock().evicted = true;
-            activity.evicted.notify_one();
+        let mut inner = self.lock();
+        if let Some((address, activity)) = oldest_idle(inner.open.values()) {
+            evict(&mut inner.by_address, address, &activity);
+        }
+    }
+}
+
+/// Of `connections`, the one with no request in progress for the longest
+/// that was not told to close already, with its address.
+fn oldest_idle<'a>(
+    connections: impl Iterator<Item = &'a (IpAddr, Arc<Activity>)>,
+) -> Option<(IpAddr, Arc<Activity>)> {
+    connections
+        .filter_map(|(address, activity)| {
+            let state = activity.lock();
+            (state.in_flight == 0 && !state.evicted).then_some((
+                state.idle_since,
+                address,
+                activity,
+            ))
+        })
+        .min_by_key(|(since, ..)| *since)
+        .map(|(_, address, activity)| (*address, Arc::clone(activity)))
+}
+
+/// Tells `activity`'s connection, from `address`, to close; it stops
+/// counting against the address's share at once (its close takes up to
+/// `CLOSE_GRACE`).
+fn evict(by_address: &mut HashMap<IpAddr, usize>, address: IpAddr, activity: &Activity) {
+    activity.lock().evicted = true;
+    activity.evicted.notify_one();
+    uncount(by_address, address);
+}
+
+fn uncount(by_address: &mut HashMap<IpAddr, usize>, address: IpAddr) {
+    if let Some(open) = by_address.get_mut(&address) {
+        *open -= 1;
+        if *open == 0 {
+            by_address.remove(&address);
         }
     }
 }
@@ -400,11 +456,9 @@ impl Drop for Registered {
     fn drop(&mut self) {
         let mut inner = self.table.lock();
         inner.open.remove(&self.id);
-        if let Some(open) = inner.by_address.get_mut(&self.address) {
-            *open -= 1;
-            if *open == 0 {
-                inner.by_address.remove(&self.address);
-            }
+        // One told to close was uncounted then.
+        if !self.activity.lock().evicted {
+            uncount(&mut inner.by_address, self.address);
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::dealer::Dealer;
 use crate::error::ApiError;
 use crate::exports::Exports;
 use crate::keys::{self, KeyError};
-use crate::public_log::LogIdentity;
+use crate::public_log::{LogIdentity, Witnessed};
 use crate::rate_limit::RateLimiter;
 use crate::sales::SaleDesk;
 use crate::seamless_wallet::SeamlessWallet;
@@ -40,8 +40,12 @@ pub enum StartError {
     SeedPolicy(#[from] SeedPolicyError),
     #[error("startup task failed: {0}")]
     Task(String),
+    #[error("the page (--web): {0}")]
+    Page(#[from] crate::built_page::PageError),
     #[error(transparent)]
     Log(#[from] crate::public_log::IdentityError),
+    #[error(transparent)]
+    Witnessed(#[from] crate::public_log::WitnessedError),
     #[error("--beacon: {0}")]
     Beacon(#[from] crate::dealer::BeaconClientError),
     #[error(
@@ -83,11 +87,16 @@ pub struct Inner {
     pub public_key: PublicKeyBytes,
     /// The public record's identity and witnesses.
     pub log: LogIdentity,
+    /// The newest checkpoint the witnesses cosigned, and whether the
+    /// database holds it: nothing is sold or logged while it does not.
+    pub witnessed: Witnessed,
     operator_key_digest: [u8; 32],
     /// The operator's console's signed-in sessions (`/operator/`).
     pub console: crate::console::ConsoleSessions,
     /// The console's first and last sale of finished blocks.
     pub console_spans: crate::console::SaleSpans,
+    /// The page as the build made it, checked at start.
+    pub page: Arc<crate::built_page::BuiltPage>,
     commitments: RwLock<HashMap<u64, SignedCommitment>>,
 }
 
@@ -163,6 +172,9 @@ impl AppState {
         clock: Arc<dyn Clock>,
         dealer: Option<Arc<Dealer>>,
     ) -> Result<AppState, StartError> {
+        // First: a page that is not the build's refuses the start before
+        // anything is written.
+        let page = Arc::new(crate::built_page::BuiltPage::load(&config.web_dir)?);
         let dir = &config.data_dir;
         std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
             path: dir.display().to_string(),
@@ -180,6 +192,9 @@ impl AppState {
         // Before any block is generated: a refused start leaves the data
         // directory as it found it (bar migrations).
         seed_policy::check(&*store, &config, dir)?;
+        let log = LogIdentity::new(&key, &config.log)?;
+        // Before the sequencer can log anything from an older copy.
+        let witnessed = Witnessed::open(dir, &*store, log.key())?;
         let seeding = match config.demo_seed {
             Some(n) => {
                 tracing::warn!(
@@ -243,7 +258,6 @@ impl AppState {
         );
         let public_key = public_key_of(&key);
         tracing::info!(public_key = %public_key, demo = config.demo, "operator key loaded");
-        let log = LogIdentity::new(&key, &config.log)?;
         tracing::info!(
             origin = log.origin(),
             witnesses = log.witnesses().len(),
@@ -253,6 +267,7 @@ impl AppState {
         let console_session = config.limits.console_session;
         let limits = &config.limits;
         Ok(AppState(Arc::new(Inner {
+            page,
             sessions: Sessions::new(
                 Arc::clone(&store),
                 Arc::clone(&clock),
@@ -296,6 +311,7 @@ impl AppState {
             key,
             public_key,
             log,
+            witnessed,
             console: crate::console::ConsoleSessions::new(
                 // Every server with this operator key signs alike; a new key
                 // signs everybody out.
@@ -406,6 +422,11 @@ impl AppState {
     pub fn sequence_log(
         &self,
     ) -> Result<crate::public_log::Sequenced, crate::public_log::SequenceError> {
+        // An older copy of the record logs nothing: its next record would
+        // fork what the witnesses cosigned.
+        if self.witnessed.behind().is_some() {
+            return Ok(crate::public_log::Sequenced::Idle);
+        }
         let now_ms = self.clock.now_ms();
         crate::public_log::sequence_once(
             &*self.store,

@@ -1,14 +1,22 @@
-//! The page's files: compressed as the browser accepts (brotli, gzip, or
-//! not at all), cached for a year when content-hashed, revalidated
-//! otherwise (the page above all, so a new build shows on the next load).
+//! The page's files: only those the build listed in its manifest, checked
+//! against their hashes at start (issue 49, item 1); compressed as the
+//! browser accepts (the build's brotli or gzip, or on the fly, or not at
+//! all); cached for a year when content-hashed, revalidated otherwise (the
+//! page above all, so a new build shows on the next load).
+
+#[path = "support/built_page.rs"]
+mod built_page;
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use axum::Router;
+use built_page::write_built_page;
+use eldorado_server::built_page::{BuiltPage, PageError, MANIFEST};
 use eldorado_server::static_files::{is_content_hashed, router};
 use http_body_util::BodyExt;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 use tower::ServiceExt;
 
 const HASHED_WASM: &str = "eldorado_web_bg-0123456789abcdef.wasm";
@@ -19,22 +27,34 @@ fn content(what: &str) -> Vec<u8> {
     what.repeat(400).into_bytes()
 }
 
-fn web_dir(with_built_index: bool) -> tempfile::TempDir {
+/// A web root as the build leaves it: the page, its files, an unlisted
+/// source page beside them, and `extra` files listed too.
+fn web_dir_with(extra: &[(&str, Vec<u8>)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let pkg = dir.path().join("www/pkg");
-    std::fs::create_dir_all(&pkg).unwrap();
     std::fs::write(dir.path().join("index.html"), content("<p>source page</p>")).unwrap();
-    std::fs::write(
-        dir.path().join("www/style.css"),
-        content("p { color: red }"),
-    )
-    .unwrap();
-    std::fs::write(pkg.join(HASHED_WASM), content("wasm bytes ")).unwrap();
-    std::fs::write(pkg.join(HASHED_JS), content("export const x = 1;")).unwrap();
-    if with_built_index {
-        std::fs::write(pkg.join("index.html"), content("<p>built page</p>")).unwrap();
-    }
+    let mut files = vec![
+        (
+            "www/pkg/index.html".to_owned(),
+            content("<p>built page</p>"),
+        ),
+        ("www/style.css".to_owned(), content("p { color: red }")),
+        (format!("www/pkg/{HASHED_WASM}"), content("wasm bytes ")),
+        (
+            format!("www/pkg/{HASHED_JS}"),
+            content("export const x = 1;"),
+        ),
+    ];
+    files.extend(extra.iter().map(|(p, c)| ((*p).to_owned(), c.clone())));
+    let listed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_slice()))
+        .collect();
+    write_built_page(dir.path(), &listed);
     dir
+}
+
+fn web_dir() -> tempfile::TempDir {
+    web_dir_with(&[])
 }
 
 struct Got {
@@ -98,15 +118,24 @@ fn decoded(got: &Got) -> Vec<u8> {
 }
 
 fn app(dir: &Path) -> Router {
-    router::<()>(dir)
+    router::<()>(Arc::new(
+        BuiltPage::load(dir).expect("the built page loads"),
+    ))
 }
 
 #[tokio::test]
 async fn encodings_are_negotiated() {
-    let dir = web_dir(true);
+    let raw = content("wasm bytes ");
+    let dir = web_dir_with(&[
+        (format!("www/pkg/{HASHED_WASM}.br").as_str(), brotli(&raw)),
+        (format!("www/pkg/{HASHED_WASM}.gz").as_str(), gzip(&raw)),
+        (
+            "www/pkg/index.html.br",
+            brotli(&content("<p>built page</p>")),
+        ),
+    ]);
     let app = app(dir.path());
     let path = format!("/www/pkg/{HASHED_WASM}");
-    let raw = content("wasm bytes ");
     for (accept, expected) in [
         (Some("gzip, deflate, br"), Some("br")),
         (Some("br;q=0.5, gzip;q=1.0"), Some("gzip")),
@@ -130,7 +159,8 @@ async fn encodings_are_negotiated() {
             got.vary
         );
     }
-    // The page and the style sheet too.
+    // The page from the build's brotli; the style sheet, which the build
+    // did not compress, compressed on the fly.
     for path in ["/", "/www/style.css"] {
         let got = get(&app, path, Some("gzip, br")).await;
         assert_eq!(got.encoding.as_deref(), Some("br"), "{path}");
@@ -139,7 +169,7 @@ async fn encodings_are_negotiated() {
 
 #[tokio::test]
 async fn hashed_files_are_immutable_and_the_rest_revalidated() {
-    let dir = web_dir(true);
+    let dir = web_dir();
     let app = app(dir.path());
     for path in [
         format!("/www/pkg/{HASHED_WASM}"),
@@ -164,14 +194,66 @@ async fn hashed_files_are_immutable_and_the_rest_revalidated() {
 }
 
 #[tokio::test]
-async fn the_built_page_is_served_when_the_bundle_is_built() {
-    let built = web_dir(true);
-    let got = get(&app(built.path()), "/", None).await;
-    assert_eq!(got.body, content("<p>built page</p>"));
-    let source = web_dir(false);
-    let got = get(&app(source.path()), "/", None).await;
-    assert_eq!(got.body, content("<p>source page</p>"));
-    assert_eq!(got.cache.as_deref(), Some("no-cache"));
+async fn the_built_page_is_served_and_the_source_page_is_not() {
+    let dir = web_dir();
+    let app = app(dir.path());
+    for path in ["/", "/index.html"] {
+        let got = get(&app, path, None).await;
+        assert_eq!(got.body, content("<p>built page</p>"), "{path}");
+        assert_eq!(got.cache.as_deref(), Some("no-cache"));
+    }
+    // Not built: nothing but the API (here: nothing at all).
+    let unbuilt = tempfile::tempdir().unwrap();
+    std::fs::write(unbuilt.path().join("index.html"), "source page").unwrap();
+    let page = BuiltPage::load(unbuilt.path()).unwrap();
+    assert!(!page.is_built());
+    let got = get(&router::<()>(Arc::new(page)), "/", None).await;
+    assert_eq!(got.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_file_already_held_is_not_sent_again() {
+    let dir = web_dir();
+    let app = app(dir.path());
+    let first = app
+        .clone()
+        .oneshot(Request::get("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let etag = first.headers()[header::ETAG].clone();
+    let again = app
+        .clone()
+        .oneshot(
+            Request::get("/")
+                .header(header::IF_NONE_MATCH, etag)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert!(again
+        .into_body()
+        .collect()
+        .await
+        .unwrap()
+        .to_bytes()
+        .is_empty());
+    let head = app
+        .clone()
+        .oneshot(Request::head("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+    let post = app
+        .clone()
+        .oneshot(Request::post("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let body = post.into_body().collect().await.unwrap().to_bytes();
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"]["code"], "METHOD_NOT_ALLOWED");
 }
 
 #[test]
@@ -210,16 +292,16 @@ fn gzip(raw: &[u8]) -> Vec<u8> {
 
 #[tokio::test]
 async fn the_builds_precompressed_files_are_sent_as_they_are() {
-    let dir = web_dir(true);
-    let pkg = dir.path().join("www/pkg");
     // Told apart from the file compressed on the fly by their content.
     let (br, gz) = (
         brotli(&content("from the .br file ")),
         gzip(&content("from the .gz file ")),
     );
-    std::fs::write(pkg.join(format!("{HASHED_WASM}.br")), &br).unwrap();
-    std::fs::write(pkg.join(format!("{HASHED_WASM}.gz")), &gz).unwrap();
-    std::fs::write(pkg.join("index.html.br"), brotli(b"<p>built, br</p>")).unwrap();
+    let dir = web_dir_with(&[
+        (format!("www/pkg/{HASHED_WASM}.br").as_str(), br.clone()),
+        (format!("www/pkg/{HASHED_WASM}.gz").as_str(), gz.clone()),
+        ("www/pkg/index.html.br", brotli(b"<p>built, br</p>")),
+    ]);
     let app = app(dir.path());
     let path = format!("/www/pkg/{HASHED_WASM}");
 
@@ -243,13 +325,10 @@ async fn the_builds_precompressed_files_are_sent_as_they_are() {
 
 #[tokio::test]
 async fn the_module_keeps_its_type_when_compressed() {
-    let dir = web_dir(true);
-    let pkg = dir.path().join("www/pkg");
-    std::fs::write(
-        pkg.join(format!("{HASHED_WASM}.br")),
+    let dir = web_dir_with(&[(
+        format!("www/pkg/{HASHED_WASM}.br").as_str(),
         brotli(&content("wasm bytes ")),
-    )
-    .unwrap();
+    )]);
     let app = app(dir.path());
     for accept in [Some("br"), Some("gzip"), None] {
         let response = app
@@ -280,35 +359,41 @@ fn secrets() -> tempfile::TempDir {
     data
 }
 
+/// Issue 49, item 1: a hard link in the web root to the operator key was
+/// served. Only what the build listed is served now, whatever else lies
+/// in the web root and whatever its kind of link.
 #[cfg(unix)]
 #[tokio::test]
-async fn links_out_of_the_web_root_are_never_followed() {
+async fn only_the_files_the_build_listed_are_served() {
     use std::os::unix::fs::symlink;
-    let dir = web_dir(true);
+    let dir = web_dir();
     let data = secrets();
     let www = dir.path().join("www");
-    // A directory link, a file link, a link to a precompressed variant and
-    // a relative link climbing out.
+    let key = data.path().join("operator-api.key");
+    std::fs::hard_link(&key, www.join("hard-key")).unwrap();
+    std::fs::hard_link(&key, www.join("pkg/hard-key.js")).unwrap();
+    symlink(&key, www.join("key.txt")).unwrap();
     symlink(data.path(), www.join("link-data")).unwrap();
-    symlink(data.path().join("operator-api.key"), www.join("key.txt")).unwrap();
     symlink(
         data.path().join("eldorado.sqlite3.br"),
         www.join("style.css.br"),
     )
     .unwrap();
-    std::fs::create_dir(dir.path().join("beside")).unwrap();
-    std::fs::write(dir.path().join("beside/note.txt"), "outside www").unwrap();
-    symlink("../beside", www.join("up")).unwrap();
+    std::fs::write(www.join("pkg/eldorado_web.js"), "unhashed, not listed").unwrap();
     let app = app(dir.path());
     for (path, accept) in [
+        ("/www/hard-key", None),
+        ("/www/pkg/hard-key.js", Some("gzip, br")),
+        ("/www/key.txt", None),
         ("/www/link-data/operator-api.key", None),
         ("/www/link-data/eldorado.sqlite3", Some("gzip, br")),
         ("/www/link%2Ddata/operator-api.key", None),
-        ("/www/key.txt", None),
-        ("/www/up/note.txt", None),
-        ("/www/style.css", Some("br")),
-        ("/www/style.css", None),
-        ("/www/link-data", None),
+        ("/www/pkg/eldorado_web.js", None),
+        ("/www/pkg/page-manifest.json", None),
+        ("/www/../index.html", None),
+        ("/www/pkg/../style.css", None),
+        ("/www/pkg", None),
+        ("/www/", None),
     ] {
         let got = get(&app, path, accept).await;
         assert_eq!(got.status, StatusCode::NOT_FOUND, "{path} {accept:?}");
@@ -318,41 +403,63 @@ async fn links_out_of_the_web_root_are_never_followed() {
             "{path}: {body}"
         );
     }
-    // Regular files inside the root are still served.
-    let got = get(&app, &format!("/www/pkg/{HASHED_WASM}"), Some("gzip")).await;
+    // The style sheet is served as the build wrote it, never its link's
+    // target in place of a precompressed form.
+    let got = get(&app, "/www/style.css", Some("br")).await;
     assert_eq!(got.status, StatusCode::OK);
+    assert_eq!(decoded(&got), content("p { color: red }"));
 }
 
+/// A listed file that is no longer what the build wrote (edited, or
+/// replaced by a link to a secret) stops the server from starting, and so
+/// does a manifest naming anything outside `www/`.
 #[cfg(unix)]
-#[tokio::test]
-async fn a_link_inside_the_web_root_to_a_file_inside_it_is_served() {
-    let dir = web_dir(true);
-    std::os::unix::fs::symlink("style.css", dir.path().join("www/alias.css")).unwrap();
-    let got = get(&app(dir.path()), "/www/alias.css", None).await;
-    assert_eq!(got.status, StatusCode::OK);
-    assert_eq!(got.body, content("p { color: red }"));
-}
-
-#[cfg(unix)]
-#[tokio::test]
-async fn an_index_page_linked_out_of_the_web_root_is_not_served() {
-    let dir = web_dir(true);
+#[test]
+fn a_page_changed_since_the_build_is_refused_at_start() {
     let data = secrets();
-    let built = dir.path().join("www/pkg/index.html");
-    std::fs::remove_file(&built).unwrap();
-    std::os::unix::fs::symlink(data.path().join("operator-api.key"), &built).unwrap();
-    let app = app(dir.path());
-    for path in ["/", "/index.html"] {
-        let got = get(&app, path, None).await;
-        assert_eq!(got.status, StatusCode::NOT_FOUND, "{path}");
-        assert!(!String::from_utf8_lossy(&got.body).contains("secret"));
+    let key = data.path().join("operator-api.key");
+
+    let edited = web_dir();
+    std::fs::write(edited.path().join("www/style.css"), "p { color: blue }").unwrap();
+    let linked = web_dir();
+    let css = linked.path().join("www/style.css");
+    std::fs::remove_file(&css).unwrap();
+    std::fs::hard_link(&key, &css).unwrap();
+    for dir in [&edited, &linked] {
+        match BuiltPage::load(dir.path()) {
+            Err(PageError::Changed { path, .. }) => assert_eq!(path, "www/style.css"),
+            Err(other) => panic!("refused for another reason: {other}"),
+            Ok(_) => panic!("a changed page was loaded"),
+        }
+    }
+
+    let missing = web_dir();
+    std::fs::remove_file(missing.path().join("www/style.css")).unwrap();
+    assert!(matches!(
+        BuiltPage::load(missing.path()),
+        Err(PageError::Read { .. })
+    ));
+
+    for outside in [
+        "../data/operator-api.key",
+        "index.html",
+        "www/../index.html",
+    ] {
+        let dir = web_dir();
+        let manifest = serde_json::json!({ "files": { outside: "00" } });
+        std::fs::write(dir.path().join(MANIFEST), manifest.to_string()).unwrap();
+        match BuiltPage::load(dir.path()) {
+            Err(PageError::BadPath { path }) => assert_eq!(path, outside),
+            Err(other) => panic!("{outside}: refused for another reason: {other}"),
+            Ok(_) => panic!("{outside}: listed outside www/ and loaded"),
+        }
     }
 }
 
 #[test]
 fn a_data_directory_inside_the_web_root_is_refused_only_where_served() {
     use eldorado_server::static_files::served_path_reaching;
-    let dir = web_dir(true);
+    let dir = web_dir();
     let web = dir.path();
     std::fs::create_dir_all(web.join("data")).unwrap();
     std::fs::create_dir_all(web.join("www/data")).unwrap();

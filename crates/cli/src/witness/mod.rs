@@ -1,8 +1,13 @@
 //! A witness of the public log (C2SP tlog-witness, pull model): it fetches
 //! the log's newest checkpoint, cosigns it only if it extends the last one
-//! it cosigned, and otherwise records the fork and refuses for good. The
-//! decisions live here, behind [`LogSource`], so that they are tested
-//! against logs in memory; `witness_cmd` wires them to HTTP.
+//! it cosigned, and otherwise records the fork and refuses for good. A
+//! smaller tree is no fork yet (a copy of the log's database older than
+//! what was cosigned, or a stale cache): it is not cosigned, and the log is
+//! shown the checkpoint cosigned last, so that it stops selling from the
+//! older copy; the witness goes on once the log is back. After a fork the
+//! log is shown it too. The decisions live here, behind [`LogSource`], so
+//! that they are tested against logs in memory; `witness_cmd` wires them
+//! to HTTP.
 
 mod state;
 pub mod status;
@@ -103,8 +108,17 @@ pub enum Pass {
     },
     /// The log still shows the checkpoint cosigned last, with our cosignature.
     Unchanged { size: u64 },
-    /// A fork seen in this pass: from now on the witness refuses.
-    ForkDetected(Fork),
+    /// The log shows a smaller tree than the one cosigned last (`offered`
+    /// records, not `cosigned`): nothing is cosigned, and the log is shown
+    /// the checkpoint cosigned last (`told`: whether that went through).
+    Behind {
+        cosigned: u64,
+        offered: u64,
+        told: Result<(), FetchError>,
+    },
+    /// A fork seen in this pass: from now on the witness refuses. The log
+    /// was shown the checkpoint cosigned last, as after a rollback.
+    ForkDetected(Fork, Result<(), FetchError>),
     /// A fork seen earlier: the witness cosigns nothing any more.
     Refusing,
 }
@@ -172,8 +186,15 @@ impl Witness {
         let checked = open_checkpoint(note.as_bytes(), &self.log_key, &[], 0)
             .map_err(PassError::Checkpoint)?;
         if let Some(last) = self.last.clone() {
+            if checked.size < last.size {
+                return Ok(Pass::Behind {
+                    cosigned: last.size,
+                    offered: checked.size,
+                    told: self.tell(&last, log, now_ms)?,
+                });
+            }
             if let Some(reason) = self.fork_reason(&last, &checked, log)? {
-                return self.refuse(reason, &last, &checked, note, now_ms);
+                return self.refuse(reason, &last, &checked, note, now_ms, log);
             }
             if checked.size == last.size && self.carries_our_cosignature(&note) {
                 return Ok(Pass::Unchanged { size: last.size });
@@ -182,16 +203,13 @@ impl Witness {
         self.cosign(&checked, note, now_ms, log)
     }
 
-    /// Why `offered` cannot follow `last`, if it cannot.
+    /// Why `offered`, at least as large, cannot follow `last`, if it cannot.
     fn fork_reason(
         &self,
         last: &Cosigned,
         offered: &CheckedCheckpoint,
         log: &dyn LogSource,
     ) -> Result<Option<String>, FetchError> {
-        if offered.size < last.size {
-            return Ok(Some("the log rolled back to a smaller tree".to_owned()));
-        }
         if offered.size == last.size {
             return Ok(
                 (offered.root != last.root).then(|| "the same size with another root".to_owned())
@@ -219,6 +237,25 @@ impl Witness {
         )
         .err()
         .map(|e| format!("the consistency proof fails: {e}")))
+    }
+
+    /// Posts the checkpoint cosigned last with a cosignature of now, as
+    /// evidence the log can check (its own signature, ours): a log whose
+    /// database does not hold it then stops selling (`RECORD_BEHIND`).
+    fn tell(
+        &self,
+        last: &Cosigned,
+        log: &dyn LogSource,
+        now_ms: u64,
+    ) -> Result<Result<(), FetchError>, PassError> {
+        let line = self
+            .cosigner
+            .cosign(last.note.as_bytes(), now_ms / 1000)
+            .map_err(PassError::Cosign)?;
+        Ok(log.submit(&CosignatureSubmission {
+            checkpoint: last.note.clone(),
+            cosignature: line,
+        }))
     }
 
     /// Whether the served note already holds a valid cosignature of ours
@@ -271,6 +308,7 @@ impl Witness {
         offered: &CheckedCheckpoint,
         note: String,
         now_ms: u64,
+        log: &dyn LogSource,
     ) -> Result<Pass, PassError> {
         let fork = Fork {
             reason,
@@ -289,6 +327,7 @@ impl Witness {
         };
         self.state.save_fork(&fork)?;
         self.fork = Some(fork.clone());
-        Ok(Pass::ForkDetected(fork))
+        let told = self.tell(last, log, now_ms)?;
+        Ok(Pass::ForkDetected(fork, told))
     }
 }

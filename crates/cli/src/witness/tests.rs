@@ -47,6 +47,7 @@ struct FakeLog {
     takes_cosignatures: Cell<bool>,
     tampered_proofs: Cell<bool>,
     submissions: Cell<usize>,
+    last_submission: RefCell<Option<CosignatureSubmission>>,
     fetches: Cell<usize>,
 }
 
@@ -61,6 +62,7 @@ impl FakeLog {
             takes_cosignatures: Cell::new(true),
             tampered_proofs: Cell::new(false),
             submissions: Cell::new(0),
+            last_submission: RefCell::new(None),
             fetches: Cell::new(0),
         }
     }
@@ -120,6 +122,7 @@ impl LogSource for FakeLog {
     fn submit(&self, submission: &CosignatureSubmission) -> Result<(), FetchError> {
         self.reach()?;
         self.submissions.set(self.submissions.get() + 1);
+        *self.last_submission.borrow_mut() = Some(submission.clone());
         if !self.takes_cosignatures.get() {
             return Err(FetchError("HTTP 400 Bad Request".to_owned()));
         }
@@ -150,7 +153,10 @@ fn cosigned_size(pass: Pass) -> u64 {
 
 fn fork_of(pass: Pass) -> Fork {
     match pass {
-        Pass::ForkDetected(fork) => fork,
+        Pass::ForkDetected(fork, told) => {
+            told.unwrap();
+            fork
+        }
         other => panic!("expected a fork, got {other:?}"),
     }
 }
@@ -220,24 +226,49 @@ fn a_first_checkpoint_of_an_empty_log_then_growth_is_cosigned() {
     assert_eq!(cosigned_size(witness.pass(&log, NOW_MS).unwrap()), 1);
 }
 
+/// What the witness last showed the log: the checkpoint it cosigned, with
+/// a valid cosignature of its own (as the server checks it).
+fn shown(log: &FakeLog) -> CheckedCheckpoint {
+    let shown = log.last_submission.borrow().clone().expect("a submission");
+    let evidence = format!("{}{}", shown.checkpoint, shown.cosignature);
+    open_checkpoint(evidence.as_bytes(), &log_key(), &[witness_key()], 1).unwrap()
+}
+
 #[test]
-fn a_rolled_back_log_is_a_fork() {
+fn a_rolled_back_log_is_not_cosigned_and_is_shown_what_was() {
     let dir = tempfile::tempdir().unwrap();
     let log = FakeLog::new();
     let mut witness = cosigned_at(dir.path(), &log, 10, 0);
     log.publish(tree_of(10, 0), 6);
+    match witness.pass(&log, NOW_MS).unwrap() {
+        Pass::Behind {
+            cosigned: 10,
+            offered: 6,
+            told: Ok(()),
+        } => {}
+        other => panic!("expected the log behind, got {other:?}"),
+    }
+    assert_eq!(shown(&log).size, 10);
+    assert!(log.cosignatures.borrow().is_empty(), "nothing cosigned");
+    // An older copy is no fork yet: nothing recorded, the status healthy.
+    assert_eq!(StateDir::open(dir.path()).unwrap().fork().unwrap(), None);
+    assert_eq!(witness.status().size, Some(10));
+    assert_eq!(witness.status().http_status(), axum::http::StatusCode::OK);
+
+    // The log back with the tree cosigned, grown: cosigned again.
+    log.publish(tree_of(12, 0), 12);
+    assert_eq!(cosigned_size(witness.pass(&log, NOW_MS).unwrap()), 12);
+
+    // An older copy that went on logging on its own is a fork, and the
+    // log is shown the checkpoint cosigned last all the same.
+    log.publish(tree_of(14, 1), 14);
     let fork = fork_of(witness.pass(&log, NOW_MS).unwrap());
-    assert!(fork.reason.contains("rolled back"), "{}", fork.reason);
-    assert_eq!((fork.cosigned.size, fork.offered.size), (10, 6));
-    assert!(fork.line().starts_with("FORK: "), "{}", fork.line());
-    assert_eq!(
-        StateDir::open(dir.path()).unwrap().fork().unwrap(),
-        Some(fork)
-    );
-    assert_eq!(
-        witness.status().http_status(),
-        axum::http::StatusCode::SERVICE_UNAVAILABLE
-    );
+    assert_eq!((fork.cosigned.size, fork.offered.size), (12, 14));
+    assert_eq!(shown(&log).size, 12);
+    assert!(matches!(
+        witness.pass(&log, NOW_MS).unwrap(),
+        Pass::Refusing
+    ));
 }
 
 #[test]
@@ -280,7 +311,7 @@ fn a_witness_that_saw_a_fork_refuses_from_then_on_and_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let log = FakeLog::new();
     let mut witness = cosigned_at(dir.path(), &log, 8, 0);
-    log.publish(tree_of(8, 0), 7);
+    log.publish(tree_of(8, 1), 8);
     let fork = fork_of(witness.pass(&log, NOW_MS).unwrap());
     let submissions = log.submissions.get();
 

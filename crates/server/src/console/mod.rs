@@ -177,6 +177,12 @@ pub enum ConsoleError {
     Forbidden,
     NotFound,
     Refused(StatusCode, String),
+    /// Refused for now (429, 503): the page says so, `Retry-After` when.
+    Later {
+        status: StatusCode,
+        message: String,
+        retry_after_secs: u64,
+    },
 }
 
 impl From<ApiError> for ConsoleError {
@@ -191,7 +197,14 @@ impl From<ApiError> for ConsoleError {
                 )
             }
             ApiError::NotFound(_) => ConsoleError::NotFound,
-            e => ConsoleError::Refused(e.status(), e.to_string()),
+            e => match e.retry_after_secs() {
+                Some(retry_after_secs) => ConsoleError::Later {
+                    status: e.status(),
+                    message: e.to_string(),
+                    retry_after_secs,
+                },
+                None => ConsoleError::Refused(e.status(), e.to_string()),
+            },
         }
     }
 }
@@ -206,6 +219,17 @@ impl IntoResponse for ConsoleError {
             ),
             ConsoleError::NotFound => (StatusCode::NOT_FOUND, "not found".to_owned()),
             ConsoleError::Refused(status, message) => (status, message),
+            ConsoleError::Later {
+                status,
+                message,
+                retry_after_secs,
+            } => {
+                let mut response = (status, html(layout::bare(&message))).into_response();
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, retry_after_secs.into());
+                return response;
+            }
         };
         (status, html(layout::bare(&message))).into_response()
     }

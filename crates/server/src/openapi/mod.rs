@@ -18,7 +18,7 @@ use eldorado_api::{
     RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
     TransferRequest,
 };
-use modifiers::{CommonErrors, Security};
+use modifiers::{CommonErrors, RetryAfter, Security};
 use utoipa::OpenApi;
 
 #[derive(OpenApi)]
@@ -55,7 +55,7 @@ use utoipa::OpenApi;
         ProtectionAudit, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest,
         InclusionProof, ConsistencyProof, LogLeaves, CosignatureSubmission, DailyReport,
     )),
-    modifiers(&Security, &CommonErrors)
+    modifiers(&Security, &CommonErrors, &RetryAfter)
 )]
 struct ApiDoc;
 

@@ -1,8 +1,10 @@
 //! What every operation shares, added once instead of on each handler.
 
 use eldorado_api::ErrorBody;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder};
 use utoipa::{Modify, ToSchema};
 
 /// The two bearer schemes the handlers' `security(...)` name.
@@ -105,4 +107,42 @@ fn error_response(description: &str) -> utoipa::openapi::Response {
                 .build(),
         )
         .build()
+}
+
+/// Every 429 and 503 answer carries `Retry-After` (the server adds it to
+/// any that lacks it: `routes::retry_after_on_refusals`); the document says
+/// so on each. Runs after [`CommonErrors`], which adds the 503s.
+pub struct RetryAfter;
+
+impl Modify for RetryAfter {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for item in openapi.paths.paths.values_mut() {
+            for operation in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                for (status, response) in operation.responses.responses.iter_mut() {
+                    let (RefOr::T(response), "429" | "503") = (response, status.as_str()) else {
+                        continue;
+                    };
+                    response.headers.insert(
+                        "Retry-After".to_owned(),
+                        HeaderBuilder::new()
+                            .schema(
+                                ObjectBuilder::new()
+                                    .schema_type(Type::Integer)
+                                    .minimum(Some(0)),
+                            )
+                            .description(Some("Seconds to wait before asking again"))
+                            .build(),
+                    );
+                }
+            }
+        }
+    }
 }

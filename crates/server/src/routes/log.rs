@@ -11,7 +11,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use eldorado_api::{ConsistencyProof, CosignatureSubmission, ErrorBody, InclusionProof, LogLeaves};
-use eldorado_engine::transparency::{open_checkpoint, tlog};
+use eldorado_engine::transparency::{open_checkpoint, tlog, CheckedCheckpoint};
 use eldorado_engine::{fixed_bytes::to_hex, Hash};
 use serde::Deserialize;
 
@@ -252,6 +252,7 @@ pub async fn leaves(
         (status = 204, description = "The cosignature is kept and served with its checkpoint"),
         (status = 400, description = "BAD_REQUEST: not a JSON body of this shape", body = ErrorBody),
         (status = 403, description = "FORBIDDEN: not a checkpoint this log signed, or not a valid cosignature by one of the log's witnesses", body = ErrorBody),
+        (status = 503, description = "RECORD_BEHIND: a checkpoint this log signed and one of its witnesses cosigned, which this server's database does not hold (an older copy was restored): from now on the server sells nothing (`Retry-After`)", body = ErrorBody),
     ))]
 pub async fn cosign(
     State(state): State<AppState>,
@@ -263,24 +264,30 @@ pub async fn cosign(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// Well-formed JSON the log will not take: refused as not allowed, not
+/// as malformed (the schema cannot tell a genuine cosignature apart).
+fn refused(why: &'static str) -> ApiError {
+    ApiError::Forbidden(why)
+}
+
 fn accept_cosignature(state: &AppState, body: &CosignatureSubmission) -> Result<(), ApiError> {
-    // Well-formed JSON the log will not take: refused as not allowed, not
-    // as malformed (the schema cannot tell a genuine cosignature apart).
-    let refused = |why: &'static str| ApiError::Forbidden(why);
     let line = &body.cosignature;
     if !line.starts_with("— ") || !line.ends_with('\n') || line.matches('\n').count() != 1 {
         return Err(refused("the cosignature must be one signature line"));
     }
     let submitted = open_checkpoint(body.checkpoint.as_bytes(), state.log.key(), &[], 0)
         .map_err(|_| refused("the checkpoint is not one this log signed"))?;
-    let stored = state
-        .store
-        .log_checkpoint_at(submitted.size)?
-        .ok_or_else(|| refused("this log signed no checkpoint of that size"))?;
-    let ours =
-        open_checkpoint(stored.as_bytes(), state.log.key(), &[], 0).map_err(ApiError::internal)?;
+    let stored = state.store.log_checkpoint_at(submitted.size)?;
+    let ours = stored
+        .as_deref()
+        .map(|stored| open_checkpoint(stored.as_bytes(), state.log.key(), &[], 0))
+        .transpose()
+        .map_err(ApiError::internal)?;
+    let (Some(stored), Some(ours)) = (stored, ours) else {
+        return not_held(state, body, &submitted);
+    };
     if ours.root != submitted.root {
-        return Err(refused("the checkpoint's root is not the log's"));
+        return not_held(state, body, &submitted);
     }
     let cosigned = format!("{stored}{line}");
     let checked = open_checkpoint(
@@ -296,5 +303,37 @@ fn accept_cosignature(state: &AppState, body: &CosignatureSubmission) -> Result<
     state
         .store
         .log_add_cosignature(submitted.size, witness, line, state.clock.now_ms())?;
+    state.witnessed.keep(&cosigned, submitted.size);
     Ok(())
+}
+
+/// A checkpoint this log signed that the database holds no checkpoint of
+/// (or another root at its size): a witness showing what it cosigned
+/// after the log went back (docs/PROTOCOL.md §9). Cosigned by one of the
+/// witnesses and not in the store's tree, it means the database is an
+/// older copy than the record: the server stops selling. Anything else is
+/// refused as before.
+fn not_held(
+    state: &AppState,
+    body: &CosignatureSubmission,
+    submitted: &CheckedCheckpoint,
+) -> Result<(), ApiError> {
+    let evidence = format!("{}{}", body.checkpoint, body.cosignature);
+    open_checkpoint(
+        evidence.as_bytes(),
+        state.log.key(),
+        state.log.witnesses(),
+        1,
+    )
+    .map_err(|_| refused("this log signed no checkpoint of that size and root"))?;
+    let behind = state
+        .witnessed
+        .told(&*state.store, &evidence, submitted.size, &submitted.root)
+        .map_err(ApiError::internal)?;
+    match behind {
+        Some(_) => state.witnessed.check(),
+        None => Err(refused(
+            "this log signed no checkpoint of that size and root",
+        )),
+    }
 }

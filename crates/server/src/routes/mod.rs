@@ -64,7 +64,7 @@ pub fn app(state: AppState) -> Router {
             HeaderValue::from_static("no-store"),
         ));
     let body_limit = state.config.body_limit;
-    let web_dir = state.config.web_dir.clone();
+    let page = std::sync::Arc::clone(&state.page);
     let csp = HeaderValue::from_str(&crate::static_files::content_security_policy(
         &state.config.frame_ancestors,
     ))
@@ -75,7 +75,7 @@ pub fn app(state: AppState) -> Router {
         // Outside the API and its OpenAPI document: Prometheus's own format.
         .route("/metrics", axum::routing::get(metrics))
         .merge(crate::console::router())
-        .merge(crate::static_files::router(&web_dir))
+        .merge(crate::static_files::router(page))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(CatchPanicLayer::custom(panic_response))
@@ -95,8 +95,23 @@ pub fn app(state: AppState) -> Router {
                 }))
                 .layer(LoadShedLayer::new())
                 .layer(GlobalConcurrencyLimitLayer::new(limits.max_in_flight)),
-        );
+        )
+        .layer(axum::middleware::map_response(retry_after_on_refusals));
     crate::static_files::with_security_headers(router, csp)
+}
+
+/// Every 429 and 503 says when to come back: those made by an `ApiError`
+/// say it already; any other (the health check's, a layer's) gets the
+/// default, so that no answer breaks the promise of docs/PROTOCOL.md.
+async fn retry_after_on_refusals(mut response: Response) -> Response {
+    if crate::error::needs_retry_after(response.status())
+        && !response.headers().contains_key(header::RETRY_AFTER)
+    {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, crate::error::DEFAULT_RETRY_SECS.into());
+    }
+    response
 }
 
 /// Answers 503 `TIMEOUT` when a request is not answered in time (up to the

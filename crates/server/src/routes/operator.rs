@@ -94,6 +94,9 @@ async fn transfer(
 ) -> Result<Json<Balance>, ApiError> {
     check_player_id(&player_id)?;
     refuse_on_seeded_server(&state)?;
+    // Money moved in an older copy of the database would vanish with it
+    // when the operator restores a newer one.
+    state.witnessed.check()?;
     if state.wallet.is_some() {
         return Err(ApiError::Forbidden(
             "this server plays from the operator's seamless wallet (--wallet): it holds no \
@@ -155,6 +158,7 @@ async fn transfer(
         (status = 200, description = "The new balance; an unknown player is created", body = Balance),
         (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed` or `--wallet`", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
+        (status = 503, description = "RECORD_BEHIND: the server's database does not hold the public record its witnesses cosigned; nothing moves until the operator restores a newer copy (`Retry-After`)", body = ErrorBody),
     ))]
 pub async fn credit(
     State(state): State<AppState>,
@@ -175,6 +179,7 @@ pub async fn credit(
         (status = 403, description = "FORBIDDEN: a demo player, or the server runs with `--demo-seed` or `--wallet`", body = ErrorBody),
         (status = 404, description = "NOT_FOUND: unknown player", body = ErrorBody),
         (status = 409, description = "CONFLICT: the reference was used for another transfer", body = ErrorBody),
+        (status = 503, description = "RECORD_BEHIND: the server's database does not hold the public record its witnesses cosigned; nothing moves until the operator restores a newer copy (`Retry-After`)", body = ErrorBody),
     ))]
 pub async fn debit(
     State(state): State<AppState>,

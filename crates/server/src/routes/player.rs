@@ -276,7 +276,7 @@ fn parse_stake(value: &Value) -> Result<Stake, ApiError> {
         (status = 403, description = "FORBIDDEN (with `--wallet`): the operator's wallet refused the stake. LIMIT_REACHED: the stake would exceed the weekly stake limit, or (counted as lost) the weekly loss limit; `limit` says which, how much is used and when room frees up. SELF_EXCLUDED: the player is excluded until `excluded_until_ms` (or `excluded_indefinitely`). Nothing was sold", body = ErrorBody),
         (status = 409, description = "CONFLICT: the idempotency key was used at another stake", body = ErrorBody),
         (status = 429, description = "RATE_LIMITED: too many sales by this player (`Retry-After`)", body = ErrorBody),
-        (status = 503, description = "SOLD_OUT: no block of this stake and of the player's money on sale; OVERLOADED or TIMEOUT: retry with the same key; WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet did not answer, nothing was sold", body = ErrorBody),
+        (status = 503, description = "SOLD_OUT: no block of this stake and of the player's money on sale; OVERLOADED or TIMEOUT: retry with the same key; WALLET_UNAVAILABLE (with `--wallet`): the operator's wallet did not answer, nothing was sold; RECORD_BEHIND: the server's database does not hold the public record its witnesses cosigned, nothing is sold until the operator restores a newer copy", body = ErrorBody),
     ))]
 pub async fn create_sale(
     State(state): State<AppState>,
@@ -304,6 +304,7 @@ async fn sell(
     session: Session,
     body: SaleRequestBody,
 ) -> Result<Json<SaleResponse>, ApiError> {
+    state.witnessed.check()?;
     state.sale_limit.check(session.player_id.clone())?;
     let stake = parse_stake(&body.stake_cents)?;
     check_idempotency_key(&body.idempotency_key)?;

@@ -161,8 +161,8 @@ pub async fn wallet_openapi() -> Json<utoipa::openapi::OpenApi> {
 
 #[utoipa::path(get, path = "/api/health", tag = "public",
     responses(
-        (status = 200, description = "The sale writer and the block generator run and the store answers", body = Health),
-        (status = 503, description = "Something is down: the failing parts are `false`", body = Health),
+        (status = 200, description = "The sale writer and the block generator run, and the store answers and holds the public record its witnesses cosigned", body = Health),
+        (status = 503, description = "Something is down: the failing parts are `false`, or `record_behind` gives the size of the record the witnesses cosigned that the database does not hold", body = Health),
     ))]
 pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
     let store = state.blocking(|s| Ok(s.store.ping()?)).await.is_ok();
@@ -179,7 +179,8 @@ pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>)
             given_up: backlog.given_up,
         }
     });
-    let ok = store && sale_writer && block_generator;
+    let record_behind = state.witnessed.behind().map(|behind| behind.cosigned);
+    let ok = store && sale_writer && block_generator && record_behind.is_none();
     let status = if ok {
         StatusCode::OK
     } else {
@@ -193,6 +194,7 @@ pub async fn health(State(state): State<AppState>) -> (StatusCode, Json<Health>)
             block_generator,
             store,
             wallet_outbox,
+            record_behind,
         }),
     )
 }

@@ -76,13 +76,16 @@ pub fn shared_with(
 /// 400,000 tickets takes seconds; copying them does not.
 pub fn make_template(name: &str, config: impl FnOnce(&Path) -> Config) -> (PathBuf, AppState) {
     let dir = data_dir(name);
-    std::fs::create_dir_all(dir.join("web/www/pkg")).unwrap();
-    std::fs::write(
-        dir.join("web/index.html"),
-        "<!doctype html><title>Eldorado</title>",
-    )
-    .unwrap();
-    std::fs::write(dir.join("web/www/pkg/game_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    crate::built_page::write_built_page(
+        &dir.join("web"),
+        &[
+            (
+                "www/pkg/index.html",
+                b"<!doctype html><title>Eldorado</title>".as_slice(),
+            ),
+            ("www/pkg/game_bg.wasm", b"\0asm\x01\0\0\0".as_slice()),
+        ],
+    );
     let state = AppState::start_blocking(config(&dir)).expect("the template server starts");
     (dir, state)
 }

@@ -3,7 +3,8 @@
 //! or only the HTTP/2 preface are closed after `--header-timeout-ms`
 //! while a player on another address plays; beyond `--max-connections` the
 //! connection idle the longest makes room; one address holds at most
-//! `--max-connections-per-address`. Each test waits for the positive
+//! `--max-connections-per-address`, its idle connections closed first to
+//! make room for its new ones (issue 49, item 4). Each test waits for the positive
 //! marker (the socket reads EOF), bounded so a broken server fails it.
 
 use crate::common::*;
@@ -26,13 +27,13 @@ const PLAYER: &str = "127.0.0.2";
 /// Longest a test waits for a marker before failing.
 const BOUND: Duration = Duration::from_secs(30);
 
-struct Running {
-    addr: SocketAddr,
+pub(crate) struct Running {
+    pub(crate) addr: SocketAddr,
     stop: oneshot::Sender<()>,
     server: tokio::task::JoinHandle<Result<(), eldorado_server::ServeError>>,
 }
 
-async fn start(adjust: impl FnOnce(&mut eldorado_server::Config)) -> Running {
+pub(crate) async fn start(adjust: impl FnOnce(&mut eldorado_server::Config)) -> Running {
     let state: AppState = shared_with(
         adjust,
         Arc::new(ManualClock::new(eldorado_server::clock::system_now_ms())),
@@ -47,7 +48,7 @@ async fn start(adjust: impl FnOnce(&mut eldorado_server::Config)) -> Running {
 }
 
 impl Running {
-    async fn stop(self) {
+    pub(crate) async fn stop(self) {
         let _ = self.stop.send(());
         self.server.await.unwrap().unwrap();
     }
@@ -223,23 +224,116 @@ async fn beyond_max_connections_the_oldest_idle_one_makes_room() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_address_holds_at_most_its_share_of_connections() {
+async fn one_address_holds_at_most_its_share_and_its_busy_connections_are_kept() {
+    // Long timeouts: only the share can close a connection here.
     let server = start(|c| {
         c.limits.max_connections_per_address = 3;
         c.limits.header_timeout = Duration::from_secs(600);
+        c.limits.body_timeout = Duration::from_secs(600);
     })
     .await;
     let addr = server.addr;
-    let mut held = Vec::new();
+    // Three requests in progress from one address: each sent its head,
+    // was told to go on (the handler is reading its body: the request is in
+    // progress) and sent part of its body.
+    let mut busy = Vec::new();
     for _ in 0..3 {
-        held.push(connect_from("127.0.0.3", addr).await);
+        let mut stream = connect_from("127.0.0.3", addr).await;
+        stream
+            .write_all(
+                b"POST /api/demo/players HTTP/1.1\r\nHost: x\r\n\
+                  Content-Type: application/json\r\nContent-Length: 10\r\n\
+                  Expect: 100-continue\r\n\r\n",
+            )
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(BOUND, async {
+            let mut byte = [0u8; 1];
+            while !answer.ends_with(b"\r\n\r\n") {
+                assert_eq!(stream.read(&mut byte).await.unwrap(), 1, "open");
+                answer.push(byte[0]);
+            }
+        })
+        .await
+        .expect("told to go on");
+        assert!(answer.starts_with(b"HTTP/1.1 100"), "{answer:?}");
+        stream.write_all(b"{").await.unwrap();
+        busy.push(stream);
     }
+    // Nothing of that address is idle: a fourth connection is closed.
     let fourth = connect_from("127.0.0.3", addr).await;
-    closed_by_server(fourth, "a fourth connection from one address").await;
+    closed_by_server(fourth, "a fourth connection while three are busy").await;
     // Another address is served at once.
     let token = tokio::time::timeout(BOUND, player(addr)).await.unwrap();
     let (status, body) = play_over_tcp(addr, &token, "cap-0001").await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    drop(held);
+    drop(busy);
+    server.stop().await;
+}
+
+/// Issue 49, item 4: behind one address (a carrier NAT), one client holding
+/// 700 idle connections, beyond the address's 512, does not lock out the
+/// others: each new connection closes the address's oldest idle one, and
+/// 20 clients on the same address play every ticket.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_of_one_address_make_room_for_its_active_clients() {
+    const SHARE: usize = 512;
+    let server = start(|c| {
+        c.limits.max_connections_per_address = SHARE;
+        c.limits.header_timeout = Duration::from_secs(600);
+        // The clients share one address: its sale rate is not what is tried.
+        c.limits.sales_per_second = 10_000;
+    })
+    .await;
+    let addr = server.addr;
+    let mut idle = Vec::new();
+    for _ in 0..700 {
+        idle.push(connect_from(PLAYER, addr).await);
+    }
+    let token = tokio::time::timeout(BOUND, player(addr))
+        .await
+        .expect("a new connection from a full address is served");
+    let clients: Vec<_> = (0..20)
+        .map(|client| {
+            let token = token.clone();
+            tokio::spawn(async move {
+                for ticket in 0..3 {
+                    let key = format!("nat-{client:02}-{ticket}");
+                    let (status, body) = play_over_tcp(addr, &token, &key).await;
+                    assert_eq!(
+                        status,
+                        StatusCode::OK,
+                        "client {client}, ticket {ticket}: {body}"
+                    );
+                }
+            })
+        })
+        .collect();
+    for client in clients {
+        tokio::time::timeout(BOUND, client)
+            .await
+            .expect("every client of the full address is served")
+            .unwrap();
+    }
+    // The idle connections that made room were the oldest: the first one
+    // is closed, the newest is still open (it is answered).
+    let newest = idle.pop().unwrap();
+    closed_by_server(idle.remove(0), "the oldest idle connection").await;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(newest))
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let response = sender
+        .send_request(
+            Request::get("/api/config")
+                .header("host", "x")
+                .body(Full::new(Bytes::new()))
+                .unwrap(),
+        )
+        .await
+        .expect("the newest idle connection was kept");
+    assert_eq!(response.status(), StatusCode::OK);
+    drop(idle);
     server.stop().await;
 }

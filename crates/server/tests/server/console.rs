@@ -599,6 +599,19 @@ async fn sign_ins_are_limited_per_address() {
         refused.text
     );
     assert!(refused.headers.get(header::SET_COOKIE).is_none());
+    // Issue 49, item 3: it says when, as its page does (« réessayez dans N s »).
+    let wait = refused
+        .headers
+        .get(header::RETRY_AFTER)
+        .expect("the console's 429 carries Retry-After")
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        refused.text.contains(&format!("{wait} s")),
+        "Retry-After {wait} and the page's words: {}",
+        refused.text
+    );
     clock.advance(std::time::Duration::from_secs(60));
     let page = post_sign_in(&router, &form).await;
     assert_eq!(page.status, StatusCode::SEE_OTHER);

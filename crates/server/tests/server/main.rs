@@ -3,12 +3,15 @@
 
 mod api;
 mod block_ids;
+#[path = "../support/built_page.rs"]
+mod built_page;
 mod client_nonce;
 mod common;
 mod concurrency;
 mod connections;
 mod console;
 mod document;
+mod early_answers;
 mod forwarded_clients;
 mod launch;
 mod metrics;
@@ -16,6 +19,7 @@ mod money_lines;
 mod protection;
 mod reports;
 mod restart_rollover;
+mod retry_after;
 mod robustness;
 mod seamless_wallet;
 mod seed_policy;
