@@ -259,6 +259,7 @@ mod tests {
                 needed_cents: 50,
             },
             ApiError::Unauthorized("token"),
+            ApiError::TooManySessions,
             ApiError::Forbidden("forbidden"),
             ApiError::NotFound("sale".to_owned()),
             ApiError::BadRequest("body".to_owned()),
@@ -298,6 +299,7 @@ mod tests {
                 ApiError::InvalidStake(_)
                 | ApiError::InsufficientFunds { .. }
                 | ApiError::Unauthorized(_)
+                | ApiError::TooManySessions
                 | ApiError::Forbidden(_)
                 | ApiError::NotFound(_)
                 | ApiError::BadRequest(_)
