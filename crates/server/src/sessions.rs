@@ -515,6 +515,9 @@ mod tests {
             2,
         );
         let (first, _) = one.open(&ann()).unwrap();
+        // Opened later, so that `first` is the oldest (at one instant, the
+        // token's random hash would decide).
+        clock.advance(Duration::from_millis(1));
         let (signed_out, _) = one.open(&ann()).unwrap();
         other.find(&first.token).unwrap();
         other.find(&signed_out.token).unwrap();
