@@ -192,6 +192,7 @@ impl Lang {
             "INSUFFICIENT_FUNDS" => t.err_funds,
             "SOLD_OUT" => t.err_sold_out,
             "UNAUTHORIZED" | "FORBIDDEN" => t.err_session,
+            "TOO_MANY_SESSIONS" => t.err_too_many_sessions,
             "DEMO_DISABLED" => t.err_demo,
             "INVALID_STAKE" => t.err_stake,
             "LIMIT_REACHED" => self.protection().err_limit,
@@ -220,6 +221,9 @@ pub struct Texts {
     pub err_funds: &'static str,
     pub err_sold_out: &'static str,
     pub err_session: &'static str,
+    /// `TOO_MANY_SESSIONS`: the server ended this session because its
+    /// player opened too many newer ones.
+    pub err_too_many_sessions: &'static str,
     pub err_demo: &'static str,
     pub err_stake: &'static str,
     pub err_server: &'static str,
@@ -289,6 +293,7 @@ pub static FR: Texts = Texts {
     err_funds: "Vos disponibilités ne suffisent pas pour cette mise.",
     err_sold_out: "Aucun ticket n'est en vente pour cette mise pour le moment.",
     err_session: "Votre session a expiré. Rechargez la page.",
+    err_too_many_sessions: "Cette session a été fermée : trop de sessions ouvertes pour ce joueur ; la plus ancienne est fermée en premier. Rouvrez le jeu pour rejouer.",
     err_demo: "Le mode démonstration est fermé sur ce serveur.",
     err_stake: "Cette mise n'est pas proposée.",
     err_server: "Le serveur a rencontré une erreur.",
@@ -372,6 +377,7 @@ pub static EN: Texts = Texts {
     err_funds: "Your balance is too low for this stake.",
     err_sold_out: "No ticket is on sale for this stake right now.",
     err_session: "Your session has expired. Reload the page.",
+    err_too_many_sessions: "This session was closed: too many sessions are open for this player, and the oldest is closed first. Open the game again to play.",
     err_demo: "Demo mode is closed on this server.",
     err_stake: "This stake is not offered.",
     err_server: "The server ran into an error.",
@@ -441,6 +447,26 @@ pub static EN: Texts = Texts {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_session_ended_for_newer_ones_says_so_not_that_it_expired() {
+        assert_eq!(
+            Lang::Fr.api_error("TOO_MANY_SESSIONS"),
+            "Cette session a été fermée : trop de sessions ouvertes pour ce joueur ; \
+             la plus ancienne est fermée en premier. Rouvrez le jeu pour rejouer."
+        );
+        assert_eq!(
+            Lang::En.api_error("TOO_MANY_SESSIONS"),
+            "This session was closed: too many sessions are open for this player, \
+             and the oldest is closed first. Open the game again to play."
+        );
+        for lang in [Lang::Fr, Lang::En] {
+            assert_ne!(
+                lang.api_error("TOO_MANY_SESSIONS"),
+                lang.texts().err_session
+            );
+        }
+    }
 
     #[test]
     fn language_from_query() {

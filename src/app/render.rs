@@ -253,3 +253,32 @@ pub(super) fn net_message(lang: Lang, error: &NetError) -> String {
         NetError::Protection(refusal) => super::protection::refusal_text(lang, refusal),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sale (or any request) refused because the server ended the session
+    /// for newer ones tells the player so, not that the session expired.
+    #[test]
+    fn a_session_ended_for_newer_ones_is_told_plainly() {
+        let ended = NetError::Api {
+            status: 401,
+            code: "TOO_MANY_SESSIONS".into(),
+        };
+        let expired = NetError::Api {
+            status: 401,
+            code: "UNAUTHORIZED".into(),
+        };
+        assert_eq!(
+            net_message(Lang::Fr, &ended),
+            "Cette session a été fermée : trop de sessions ouvertes pour ce joueur ; \
+             la plus ancienne est fermée en premier. Rouvrez le jeu pour rejouer."
+        );
+        assert!(net_message(Lang::En, &ended).starts_with("This session was closed"));
+        assert_eq!(
+            net_message(Lang::Fr, &expired),
+            "Votre session a expiré. Rechargez la page."
+        );
+    }
+}

@@ -424,6 +424,22 @@ fn a_press_left_to_the_server_when_the_session_cannot_be_read() {
 }
 
 #[test]
+fn a_purchase_refused_for_an_ended_session_is_noticed_and_not_retried() {
+    let block = FixtureBlock::new(1, 100, &[fixtures::LOSE]);
+    let mut game = started(&block, 5000);
+    game.press(key);
+    let ended = NetError::Api {
+        status: 401,
+        code: "TOO_MANY_SESSIONS".into(),
+    };
+    let commands = game.buy_failed(ended.clone());
+    // Nothing was bought: no retry of the same purchase is offered.
+    assert_eq!(game.phase(), &Phase::Ready);
+    assert_eq!(game.notice(), Some(&Notice::Net(ended.clone())));
+    assert!(commands.contains(&Command::Announce(Announcement::Failed(ended))));
+}
+
+#[test]
 fn the_prize_of_an_interrupted_ticket_shows_only_at_its_end() {
     let block = FixtureBlock::new(1, 100, &[fixtures::WIN_2]);
     let mut game = Game::new(vec![50, 100, 200]);

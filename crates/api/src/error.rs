@@ -57,6 +57,12 @@ pub enum ErrorCode {
     SelfExcluded,
     /// 410: the launch code is unknown, already used or expired.
     LaunchInvalid,
+    /// 401: the session was ended because its player opened
+    /// `--max-sessions-per-player` newer ones (the oldest is ended first).
+    /// Apart from `UNAUTHORIZED` so that the page can say why: a player who
+    /// opened the game in another tab or device needs to know, not to be
+    /// told the session expired.
+    TooManySessions,
     /// 503: the server is at its limit of requests in flight; see `Retry-After`.
     Overloaded,
     /// 503: the server did not answer in time. A sale may still have been
@@ -97,6 +103,7 @@ impl ErrorCode {
             ErrorCode::LimitReached => "LIMIT_REACHED",
             ErrorCode::SelfExcluded => "SELF_EXCLUDED",
             ErrorCode::LaunchInvalid => "LAUNCH_INVALID",
+            ErrorCode::TooManySessions => "TOO_MANY_SESSIONS",
             ErrorCode::Overloaded => "OVERLOADED",
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::WalletUnavailable => "WALLET_UNAVAILABLE",

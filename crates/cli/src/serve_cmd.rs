@@ -121,6 +121,10 @@ pub struct ServeArgs {
     /// Sessions kept in memory (the database holds them all).
     #[arg(long, default_value_t = 100_000)]
     session_cache: usize,
+    /// Live sessions one player may hold; opening one more ends the player's
+    /// oldest (its page is then told TOO_MANY_SESSIONS).
+    #[arg(long, default_value_t = 20)]
+    max_sessions_per_player: u32,
     /// Seconds between deletions of expired sessions.
     #[arg(long, default_value_t = 600)]
     session_sweep_secs: u64,
@@ -306,6 +310,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
         sales_per_second: args.sales_per_second,
         launches_per_minute: args.launches_per_minute,
         session_cache: args.session_cache,
+        max_sessions_per_player: args.max_sessions_per_player,
         session_sweep: Duration::from_secs(args.session_sweep_secs),
         export_deadline: Duration::from_secs(args.export_deadline_secs),
         report_max_days: args.report_max_days,

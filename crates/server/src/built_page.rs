@@ -14,7 +14,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Component, Path};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Where the build writes the manifest, under the web root.
@@ -140,12 +140,11 @@ impl BuiltPage {
 /// Relative, made only of plain names, under `www/`: no `..`, no root, no
 /// empty or `.` component.
 fn is_plain_served_path(path: &str) -> bool {
+    // Split by hand: `Path::components` drops `.` and empty components.
     path.starts_with(SERVED_TREE)
-        && !path.contains("//")
-        && !path.ends_with('/')
-        && Path::new(path)
-            .components()
-            .all(|c| matches!(c, Component::Normal(_)))
+        && path
+            .split('/')
+            .all(|name| !name.is_empty() && name != "." && name != "..")
 }
 
 /// What `Accept-Encoding` allows of the build's precompressed forms, by

@@ -297,6 +297,9 @@ pub struct Limits {
     pub launches_per_minute: u32,
     /// Sessions kept in memory; the store holds all of them.
     pub session_cache: usize,
+    /// Live sessions one player may hold; opening one more ends the oldest
+    /// (`--max-sessions-per-player`).
+    pub max_sessions_per_player: u32,
     /// How often expired sessions are deleted from the store.
     pub session_sweep: Duration,
     /// Longest time a block export may take to send.
@@ -324,6 +327,7 @@ impl Default for Limits {
             sales_per_second: 20,
             launches_per_minute: 30,
             session_cache: 100_000,
+            max_sessions_per_player: 20,
             session_sweep: Duration::from_secs(600),
             export_deadline: Duration::from_secs(600),
             report_max_days: 366,
@@ -551,6 +555,10 @@ impl Config {
             ("--sales-per-second", l.sales_per_second.into()),
             ("--launches-per-minute", l.launches_per_minute.into()),
             ("--session-cache", l.session_cache as u64),
+            (
+                "--max-sessions-per-player",
+                l.max_sessions_per_player.into(),
+            ),
             ("--report-max-days", l.report_max_days.into()),
             (
                 "--console-session-minutes",
@@ -591,6 +599,20 @@ fn check_public_url(text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_player_holds_twenty_sessions_by_default_and_never_none() {
+        let mut config = Config::new("/tmp/unused");
+        assert_eq!(config.limits.max_sessions_per_player, 20);
+        config.check().unwrap();
+        config.limits.max_sessions_per_player = 0;
+        assert_eq!(
+            config.check().unwrap_err(),
+            "--max-sessions-per-player must be at least 1"
+        );
+        config.limits.max_sessions_per_player = 1;
+        config.check().unwrap();
+    }
 
     #[test]
     fn real_money_unless_seeded_and_play_money_only_in_demo_mode() {

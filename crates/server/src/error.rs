@@ -45,6 +45,12 @@ pub enum ApiError {
         "this launch link is unknown, already used or expired: open the game again from the portal"
     )]
     LaunchInvalid,
+    /// The session was ended when its player opened more newer ones than
+    /// `--max-sessions-per-player` allows.
+    #[error(
+        "this session was ended: its player opened too many newer sessions, and the oldest is ended first"
+    )]
+    TooManySessions,
     #[error("the request body did not arrive in time")]
     RequestTimeout,
     #[error("too many {what} from your address; retry in {retry_after_secs} s")]
@@ -105,6 +111,7 @@ impl ApiError {
             ApiError::LimitReached(_) => ErrorCode::LimitReached,
             ApiError::SelfExcluded { .. } => ErrorCode::SelfExcluded,
             ApiError::LaunchInvalid => ErrorCode::LaunchInvalid,
+            ApiError::TooManySessions => ErrorCode::TooManySessions,
             ApiError::RequestTimeout => ErrorCode::RequestTimeout,
             ApiError::RateLimited { .. } => ErrorCode::RateLimited,
             ApiError::Overloaded { .. } => ErrorCode::Overloaded,
@@ -122,7 +129,7 @@ impl ApiError {
         match self {
             ApiError::InvalidStake(_) | ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::InsufficientFunds { .. } => StatusCode::PAYMENT_REQUIRED,
-            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized(_) | ApiError::TooManySessions => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_)
             | ApiError::DemoDisabled
             | ApiError::LimitReached(_)
@@ -252,6 +259,7 @@ mod tests {
                 needed_cents: 50,
             },
             ApiError::Unauthorized("token"),
+            ApiError::TooManySessions,
             ApiError::Forbidden("forbidden"),
             ApiError::NotFound("sale".to_owned()),
             ApiError::BadRequest("body".to_owned()),
@@ -291,6 +299,7 @@ mod tests {
                 ApiError::InvalidStake(_)
                 | ApiError::InsufficientFunds { .. }
                 | ApiError::Unauthorized(_)
+                | ApiError::TooManySessions
                 | ApiError::Forbidden(_)
                 | ApiError::NotFound(_)
                 | ApiError::BadRequest(_)

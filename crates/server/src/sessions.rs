@@ -3,9 +3,15 @@
 //!
 //! The store holds every session; the cache only spares it a read per
 //! request and is bounded (`--session-cache`). A session ends when it
-//! expires, when its player signs out (`DELETE /api/session`) or when the
-//! operator ends all of a player's sessions; expired rows are deleted by a
-//! periodic sweep (`--session-sweep-secs`).
+//! expires, when its player signs out (`DELETE /api/session`), when the
+//! operator ends all of a player's sessions, or when its player opens
+//! `--max-sessions-per-player` newer ones (the oldest goes first, in the
+//! opening's transaction, and its token is then answered
+//! `TOO_MANY_SESSIONS`); expired rows are deleted by a periodic sweep
+//! (`--session-sweep-secs`). This server's cache forgets an ended session
+//! at once; another server of a shared database reads a cached session
+//! from the store again once its entry is [`RECHECK_MS`] old, so it learns
+//! of any way a session ended within that time.
 
 use crate::clock::Clock;
 use crate::error::ApiError;
@@ -35,13 +41,26 @@ struct CachedSession {
     started_at_ms: u64,
     expires_at_ms: u64,
     lobby_url: Option<Arc<str>>,
+    /// When the store last said the session was live.
+    checked_at_ms: u64,
 }
+
+/// How long a cached session is trusted without asking the store again.
+/// Another server of the database may end it (sign-out, the operator, or a
+/// newer session beyond `--max-sessions-per-player`) and can only tell this
+/// one through the store: without a recheck, a session ended there lived on
+/// here until it expired, and a player could keep any number of them alive
+/// by using each on every server once. One indexed read per session every
+/// 30 s is nothing beside the requests it spares.
+pub const RECHECK_MS: u64 = 30_000;
 
 pub struct Sessions {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     ttl: Duration,
     capacity: usize,
+    /// Live sessions one player may hold (`--max-sessions-per-player`).
+    max_per_player: u32,
     /// By token digest.
     cache: RwLock<HashMap<[u8; 32], CachedSession>>,
     /// Moves at every revocation, so that a lookup which read the store
@@ -58,12 +77,14 @@ impl Sessions {
         clock: Arc<dyn Clock>,
         ttl: Duration,
         capacity: usize,
+        max_per_player: u32,
     ) -> Sessions {
         Sessions {
             store,
             clock,
             ttl,
             capacity: capacity.max(1),
+            max_per_player: max_per_player.max(1),
             cache: RwLock::new(HashMap::new()),
             revocations: AtomicU64::new(0),
         }
@@ -86,10 +107,14 @@ impl Sessions {
                 token_hash: hash,
                 created_at_ms: now,
                 expires_at_ms,
+                max_per_player: self.max_per_player,
             },
         )?;
         let record = match opened {
-            SessionOpened::Opened(record) => record,
+            SessionOpened::Opened { player, ended } => {
+                self.forget(&ended);
+                player
+            }
             SessionOpened::OtherKind(PlayerKind::Demo) => {
                 return Err(ApiError::Forbidden("this id belongs to a demo player"))
             }
@@ -119,12 +144,18 @@ impl Sessions {
             token_hash: hash,
             created_at_ms: now,
             expires_at_ms,
+            max_per_player: self.max_per_player,
         };
         match self
             .store
             .redeem_launch(&code_hash, &session, demo_player)?
         {
-            LaunchRedeemed::Opened { player, lobby_url } => {
+            LaunchRedeemed::Opened {
+                player,
+                lobby_url,
+                ended,
+            } => {
+                self.forget(&ended);
                 let lobby_url = lobby_url.map(Arc::from);
                 let id = player.id.clone();
                 Ok((
@@ -136,6 +167,30 @@ impl Sessions {
             LaunchRedeemed::OtherKind(_) => {
                 Err(ApiError::Forbidden("this id belongs to a demo player"))
             }
+        }
+    }
+
+    /// Drops sessions the store just ended from the cache. Counted as a
+    /// revocation, so that a lookup which read one of them before the
+    /// store's commit does not put it back.
+    fn forget(&self, ended: &[[u8; 32]]) {
+        if ended.is_empty() {
+            return;
+        }
+        let mut cache = self.cache_write();
+        self.revocations.fetch_add(1, Ordering::SeqCst);
+        for hash in ended {
+            cache.remove(hash);
+        }
+    }
+
+    /// Why a token names no live session: ended for newer ones (while it
+    /// would still have been valid), or the generic refusal.
+    fn refusal(&self, hash: &[u8; 32], now: u64) -> ApiError {
+        match self.store.evicted_session(hash) {
+            Ok(Some(expires_at_ms)) if expires_at_ms > now => ApiError::TooManySessions,
+            Ok(_) => REFUSED,
+            Err(e) => e.into(),
         }
     }
 
@@ -158,6 +213,7 @@ impl Sessions {
                 started_at_ms: now,
                 expires_at_ms,
                 lobby_url: lobby_url.clone(),
+                checked_at_ms: now,
             },
         );
         Session {
@@ -209,24 +265,27 @@ impl Sessions {
             .get(&hash)
             .cloned();
         let entry = match cached {
-            Some(entry) => entry,
-            None => {
+            Some(entry) if now.saturating_sub(entry.checked_at_ms) < RECHECK_MS => entry,
+            _ => {
                 let revocations = self.revocations.load(Ordering::SeqCst);
                 let Some(record) = self.store.session(&hash)? else {
-                    return Err(REFUSED);
+                    // Ended elsewhere, if it was cached here.
+                    self.cache_write().remove(&hash);
+                    return Err(self.refusal(&hash, now));
                 };
                 let entry = CachedSession {
                     player_id: Arc::from(record.player_id),
                     started_at_ms: record.created_at_ms,
                     expires_at_ms: record.expires_at_ms,
                     lobby_url: record.lobby_url.map(Arc::from),
+                    checked_at_ms: now,
                 };
                 let mut cache = self.cache_write();
                 if self.revocations.load(Ordering::SeqCst) != revocations {
                     // It may have been revoked after the read: ask again.
                     drop(cache);
                     if self.store.session(&hash)?.is_none() {
-                        return Err(REFUSED);
+                        return Err(self.refusal(&hash, now));
                     }
                 } else {
                     self.make_room(&mut cache, now);
@@ -296,8 +355,23 @@ mod tests {
     use crate::clock::ManualClock;
     use crate::store::sqlite::SqliteStore;
 
+    /// Tests about the cache and expiry open many sessions of one player.
+    const MANY: u32 = 1_000;
+
     fn sessions(
         capacity: usize,
+    ) -> (
+        tempfile::TempDir,
+        Arc<ManualClock>,
+        Arc<dyn Store>,
+        Sessions,
+    ) {
+        capped(capacity, MANY)
+    }
+
+    fn capped(
+        capacity: usize,
+        max_per_player: u32,
     ) -> (
         tempfile::TempDir,
         Arc<ManualClock>,
@@ -313,6 +387,7 @@ mod tests {
             clock.clone(),
             Duration::from_secs(60),
             capacity,
+            max_per_player,
         );
         (dir, clock, store, sessions)
     }
@@ -382,5 +457,84 @@ mod tests {
 
         assert_eq!(sessions.revoke_player("ann").unwrap(), 1);
         assert!(sessions.find(&three.token).is_err());
+    }
+
+    fn refused_as_too_many(sessions: &Sessions, token: &str) -> bool {
+        matches!(sessions.find(token), Err(ApiError::TooManySessions))
+    }
+
+    #[test]
+    fn opening_beyond_the_cap_ends_the_oldest_and_its_token_says_why() {
+        let (_dir, clock, _store, sessions) = capped(100, 3);
+        let mut opened = Vec::new();
+        for _ in 0..3 {
+            clock.advance(Duration::from_millis(1));
+            opened.push(sessions.open(&ann()).unwrap().0);
+        }
+        // The first is in this server's cache: ending it must drop it there.
+        sessions.find(&opened[0].token).unwrap();
+        for _ in 0..2 {
+            clock.advance(Duration::from_millis(1));
+            opened.push(sessions.open(&ann()).unwrap().0);
+        }
+        assert!(refused_as_too_many(&sessions, &opened[0].token));
+        assert!(refused_as_too_many(&sessions, &opened[1].token));
+        for session in &opened[2..] {
+            assert_eq!(&*sessions.find(&session.token).unwrap().player_id, "ann");
+        }
+        // Another player's sessions are its own.
+        let bob = NewPlayer { id: "bob", ..ann() };
+        let (bobs, _) = sessions.open(&bob).unwrap();
+        assert!(sessions.find(&bobs.token).is_ok());
+        assert!(sessions.find(&opened[2].token).is_ok());
+        // Once the ended session would have expired, it is simply refused
+        // (and the sweep forgets it).
+        clock.advance(Duration::from_secs(60));
+        assert!(matches!(
+            sessions.find(&opened[0].token),
+            Err(ApiError::Unauthorized(_))
+        ));
+        sessions.sweep().unwrap();
+        assert!(matches!(
+            sessions.find(&opened[1].token),
+            Err(ApiError::Unauthorized(_))
+        ));
+    }
+
+    /// Two servers of one database: a session ended on one is refused by
+    /// the other, which had it in its cache, once the entry is
+    /// `RECHECK_MS` old, whichever way it ended.
+    #[test]
+    fn another_server_learns_of_an_ended_session_within_the_recheck() {
+        let (_dir, clock, store, one) = capped(100, 2);
+        let other = Sessions::new(
+            Arc::clone(&store),
+            clock.clone(),
+            Duration::from_secs(600),
+            100,
+            2,
+        );
+        let (first, _) = one.open(&ann()).unwrap();
+        // Opened later, so that `first` is the oldest (at one instant, the
+        // token's random hash would decide).
+        clock.advance(Duration::from_millis(1));
+        let (signed_out, _) = one.open(&ann()).unwrap();
+        other.find(&first.token).unwrap();
+        other.find(&signed_out.token).unwrap();
+        clock.advance(Duration::from_millis(1));
+        one.open(&ann()).unwrap();
+        assert!(refused_as_too_many(&one, &first.token));
+        assert!(one.revoke(&signed_out.token).unwrap());
+        // Still trusted from the other's cache, until the recheck.
+        clock.advance(Duration::from_millis(RECHECK_MS - 2));
+        assert!(other.find(&first.token).is_ok());
+        assert!(other.find(&signed_out.token).is_ok());
+        clock.advance(Duration::from_millis(1));
+        assert!(refused_as_too_many(&other, &first.token));
+        assert!(matches!(
+            other.find(&signed_out.token),
+            Err(ApiError::Unauthorized(_))
+        ));
+        assert_eq!(other.cached(), 0, "both left the other's cache");
     }
 }

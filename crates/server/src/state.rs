@@ -273,6 +273,7 @@ impl AppState {
                 Arc::clone(&clock),
                 config.session_ttl,
                 limits.session_cache,
+                limits.max_sessions_per_player,
             ),
             exports: Exports::new(&config.data_dir),
             demo_player_limit: RateLimiter::new(

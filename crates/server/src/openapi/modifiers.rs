@@ -51,6 +51,12 @@ const UNAUTHORIZED: (&str, &str) = (
     "401",
     "UNAUTHORIZED: missing, malformed, forged or expired token or key",
 );
+/// A player's token may also name a session ended for newer ones.
+const UNAUTHORIZED_PLAYER: (&str, &str) = (
+    "401",
+    "UNAUTHORIZED: missing, malformed, forged or expired token; TOO_MANY_SESSIONS: \
+     the session was ended because its player opened `--max-sessions-per-player` newer ones",
+);
 
 impl Modify for CommonErrors {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
@@ -68,8 +74,17 @@ impl Modify for CommonErrors {
             .into_iter()
             .flatten()
             {
-                let secured = operation.security.as_ref().is_some_and(|s| !s.is_empty());
-                let extra = secured.then_some(UNAUTHORIZED);
+                let schemes = operation.security.as_ref().map_or(Vec::new(), |s| {
+                    s.iter()
+                        .filter_map(|r| serde_json::to_value(r).ok())
+                        .collect()
+                });
+                let player = schemes.iter().any(|s| s.get("player").is_some());
+                let extra = match (player, schemes.is_empty()) {
+                    (true, _) => Some(UNAUTHORIZED_PLAYER),
+                    (false, false) => Some(UNAUTHORIZED),
+                    (false, true) => None,
+                };
                 for (status, description) in COMMON.iter().copied().chain(extra) {
                     operation
                         .responses

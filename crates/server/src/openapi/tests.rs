@@ -190,3 +190,26 @@ fn every_reference_resolves() {
         );
     }
 }
+
+/// A player's token may name a session ended for newer ones: its 401 says
+/// so; the operator key's does not.
+#[test]
+fn a_players_401_names_too_many_sessions() {
+    let doc = doc();
+    let description = |path: &str, method: &str| {
+        doc["paths"][path][method]["responses"]["401"]["description"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{method} {path} has no 401"))
+            .to_owned()
+    };
+    for (path, method) in [("/api/session", "get"), ("/api/sales", "post")] {
+        assert!(
+            description(path, method).contains("TOO_MANY_SESSIONS"),
+            "{method} {path}"
+        );
+    }
+    let operator = description("/api/operator/sessions", "post");
+    assert!(operator.starts_with("UNAUTHORIZED"), "{operator}");
+    assert!(!operator.contains("TOO_MANY_SESSIONS"), "{operator}");
+    assert!(doc["paths"]["/api/config"]["get"]["responses"]["401"].is_null());
+}

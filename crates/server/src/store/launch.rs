@@ -24,6 +24,8 @@ pub enum LaunchRedeemed {
     Opened {
         player: PlayerRecord,
         lobby_url: Option<String>,
+        /// The player's oldest sessions it ended (see `SessionOpened`).
+        ended: Vec<[u8; 32]>,
     },
     /// Unknown, already used or expired (nothing was written), or a demo
     /// code on a server that no longer makes demo players (used up now).
@@ -59,13 +61,14 @@ pub fn redeem<T: LaunchTx + ?Sized>(
         (LaunchMode::Demo, None) => return Ok(LaunchRedeemed::Invalid),
     };
     match wallet::open_session(tx, player, session)? {
-        SessionOpened::Opened(player) => {
+        SessionOpened::Opened { player, ended } => {
             if let Some(lobby) = &launch.lobby_url {
                 tx.set_session_lobby(&session.token_hash, lobby)?;
             }
             Ok(LaunchRedeemed::Opened {
                 player,
                 lobby_url: launch.lobby_url,
+                ended,
             })
         }
         SessionOpened::OtherKind(kind) => Ok(LaunchRedeemed::OtherKind(kind)),

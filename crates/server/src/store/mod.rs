@@ -354,11 +354,20 @@ pub struct NewSession {
     pub token_hash: [u8; 32],
     pub created_at_ms: u64,
     pub expires_at_ms: u64,
+    /// Live sessions its player may hold, this one included
+    /// (`--max-sessions-per-player`, at least 1): opening it ends the
+    /// player's oldest beyond that, in the same transaction.
+    pub max_per_player: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SessionOpened {
-    Opened(PlayerRecord),
+    Opened {
+        player: PlayerRecord,
+        /// The token hashes of the player's sessions it ended (its oldest,
+        /// beyond `NewSession::max_per_player`), for the caches to forget.
+        ended: Vec<[u8; 32]>,
+    },
     /// The id belongs to a player of another kind; nothing was written.
     OtherKind(PlayerKind),
     /// The id had to be new and is taken; nothing was written.
@@ -455,8 +464,13 @@ pub trait Store: Send + Sync + 'static {
     fn delete_session(&self, token_hash: &[u8; 32]) -> StoreResult<bool>;
     /// Ends every session of a player; how many there were.
     fn delete_player_sessions(&self, player_id: &str) -> StoreResult<u64>;
-    /// Deletes sessions expired at `now_ms`; how many.
+    /// Deletes sessions expired at `now_ms`; how many. The records of
+    /// sessions ended for newer ones go too once they would have expired.
     fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64>;
+    /// When a session that was ended because its player opened
+    /// `max_per_player` newer ones would have expired; `None` if the token
+    /// names no such session (or one no longer remembered).
+    fn evicted_session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<u64>>;
     /// Records a launch code (only its hash).
     fn insert_launch(&self, launch: &launch::NewLaunch) -> StoreResult<()>;
     /// Trades a launch code for a session in ONE transaction (see

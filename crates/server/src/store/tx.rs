@@ -49,6 +49,14 @@ pub struct NewSale<'a> {
     pub balance_after_cents: u64,
 }
 
+/// A session ended because its player opened newer ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndedSession {
+    pub token_hash: [u8; 32],
+    pub created_at_ms: u64,
+    pub expires_at_ms: u64,
+}
+
 /// Players and their money.
 pub trait WalletTx {
     /// Kind and balance, locked for the rest of the transaction.
@@ -69,6 +77,27 @@ pub trait WalletTx {
         now_ms: u64,
         expires_at_ms: u64,
     ) -> StoreResult<()>;
+    /// Ends the player's live sessions (unexpired at `now_ms`) beyond the
+    /// `max` newest, `keep` always counted among those kept, and returns
+    /// them. Oldest means first by `created_at_ms`, then by token hash, so
+    /// that every backend ends the same ones.
+    fn end_oldest_sessions(
+        &mut self,
+        player_id: &str,
+        keep: &[u8; 32],
+        now_ms: u64,
+        max: u32,
+    ) -> StoreResult<Vec<EndedSession>>;
+    /// Remembers a session ended for newer ones, until it would have expired.
+    fn insert_evicted_session(
+        &mut self,
+        player_id: &str,
+        ended: &EndedSession,
+        now_ms: u64,
+    ) -> StoreResult<()>;
+    /// Forgets the player's remembered ended sessions beyond the `max` most
+    /// recently ended.
+    fn trim_evicted_sessions(&mut self, player_id: &str, max: u32) -> StoreResult<()>;
     fn wallet_op(&mut self, player_id: &str, reference: &str) -> StoreResult<Option<WalletOp>>;
     fn insert_wallet_op(
         &mut self,

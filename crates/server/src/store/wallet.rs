@@ -34,11 +34,43 @@ pub fn open_session<T: WalletTx + ?Sized>(
         session.created_at_ms,
         session.expires_at_ms,
     )?;
-    Ok(SessionOpened::Opened(PlayerRecord {
-        id: player.id.to_owned(),
-        kind: player.kind,
-        balance_cents,
-    }))
+    let ended = end_oldest_sessions(tx, player.id, session)?;
+    Ok(SessionOpened::Opened {
+        player: PlayerRecord {
+            id: player.id.to_owned(),
+            kind: player.kind,
+            balance_cents,
+        },
+        ended,
+    })
+}
+
+/// Keeps the player's live sessions within `session.max_per_player`, the
+/// new one among them: the oldest beyond go, and each is remembered until
+/// it would have expired, so that its page learns why it was ended. Only
+/// the `max_per_player` most recently ended are remembered per player, so
+/// a player opening sessions in a loop holds at most twice the cap in rows.
+/// Runs in the opening transaction, after the player's row is locked, so
+/// that concurrent openings for one player cannot both stay within the cap
+/// by not seeing each other.
+fn end_oldest_sessions<T: WalletTx + ?Sized>(
+    tx: &mut T,
+    player_id: &str,
+    session: &NewSession,
+) -> StoreResult<Vec<[u8; 32]>> {
+    let max = session.max_per_player.max(1);
+    let mut ended =
+        tx.end_oldest_sessions(player_id, &session.token_hash, session.created_at_ms, max)?;
+    if ended.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Newest first: those are the ones still worth remembering.
+    ended.sort_by_key(|e| std::cmp::Reverse((e.created_at_ms, e.token_hash)));
+    for one in ended.iter().take(max as usize) {
+        tx.insert_evicted_session(player_id, one, session.created_at_ms)?;
+    }
+    tx.trim_evicted_sessions(player_id, max)?;
+    Ok(ended.into_iter().map(|e| e.token_hash).collect())
 }
 
 /// Applies, replays or refuses `transfer` inside `tx`. Refusals write nothing.

@@ -23,5 +23,6 @@ mod retry_after;
 mod robustness;
 mod seamless_wallet;
 mod seed_policy;
+mod session_cap;
 mod wallet_stub;
 mod wallet_tls;

@@ -7,6 +7,7 @@ mod leases;
 mod open_block_locks;
 mod plans;
 mod protection;
+mod sessions;
 mod suite;
 #[path = "../support/test_database.rs"]
 mod test_database;
@@ -32,6 +33,7 @@ pub trait Backend {
 mod cases {
     pub use crate::leases::*;
     pub use crate::protection::*;
+    pub use crate::sessions::*;
     pub use crate::suite::*;
 }
 
@@ -82,6 +84,11 @@ macro_rules! all_cases {
                 the_default_stake_limit_stays_with_each_new_real_money_player,
                 launch_codes_open_one_session_once,
                 a_launch_code_raced_by_threads_opens_one_session,
+                opening_beyond_the_cap_ends_the_oldest_sessions,
+                the_sessions_ended_are_the_same_on_every_backend,
+                a_lower_cap_ends_every_session_beyond_it,
+                a_launched_session_ends_the_oldest_beyond_the_cap,
+                concurrent_openings_never_exceed_the_cap,
                 the_log_records_each_commitment_then_its_sales,
                 concurrent_sequencers_log_every_sale_once,
                 cosignatures_are_served_with_their_checkpoint,

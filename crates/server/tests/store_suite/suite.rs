@@ -836,6 +836,7 @@ fn new_session(token: u8, now_ms: u64) -> NewSession {
         token_hash: [token; 32],
         created_at_ms: now_ms,
         expires_at_ms: now_ms + 3_600_000,
+        max_per_player: 20,
     }
 }
 
@@ -850,7 +851,10 @@ pub fn launch_codes_open_one_session_once(backend: &impl Backend) {
     let opened = store
         .redeem_launch(&[1; 32], &new_session(10, START_MS + 59_999), None)
         .unwrap();
-    let LaunchRedeemed::Opened { player, lobby_url } = opened else {
+    let LaunchRedeemed::Opened {
+        player, lobby_url, ..
+    } = opened
+    else {
         panic!("{opened:?}");
     };
     assert_eq!(
@@ -910,7 +914,7 @@ pub fn launch_codes_open_one_session_once(backend: &impl Backend) {
         .redeem_launch(&[5; 32], &new_session(15, START_MS), Some(&demo))
         .unwrap();
     assert!(
-        matches!(&opened, LaunchRedeemed::Opened { player, lobby_url: None }
+        matches!(&opened, LaunchRedeemed::Opened { player, lobby_url: None, .. }
             if player.id == "demo-0001" && player.balance_cents == 5_000),
         "{opened:?}"
     );

@@ -18,6 +18,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0008_public_log.sql"),
     include_str!("../../../migrations/postgres/0009_purchases.sql"),
     include_str!("../../../migrations/postgres/0010_wallet_purchases.sql"),
+    include_str!("../../../migrations/postgres/0011_evicted_sessions.sql"),
 ];
 
 /// The advisory lock key of migrations (any constant shared by all servers).

@@ -6,9 +6,9 @@ use super::decode::{self, int, name};
 use super::text as q;
 use super::{query, query_one, query_opt, Conn, Param};
 use crate::store::tx::{
-    BlockTx, LaunchRecord, LaunchTx, NewPurchase, NewSale, OpenBlock, OutboxItem, ProtectionRow,
-    ProtectionTx, PurchaseTx, QueuedOutboxItem, Round, RoundEnd, RoundTx, SaleTx, TicketPoolTx,
-    WalletOp, WalletTx, WindowSale, WindowTotals,
+    BlockTx, EndedSession, LaunchRecord, LaunchTx, NewPurchase, NewSale, OpenBlock, OutboxItem,
+    ProtectionRow, ProtectionTx, PurchaseTx, QueuedOutboxItem, Round, RoundEnd, RoundTx, SaleTx,
+    TicketPoolTx, WalletOp, WalletTx, WindowSale, WindowTotals,
 };
 use crate::store::{
     corrupt, BlockRecord, BlockStatus, PlayerKind, PlayerRecord, PurchaseRecord, SaleRecord,
@@ -170,6 +170,15 @@ pub fn session<C: Conn + ?Sized>(
     query_opt(conn, &q::SESSION, &[token_hash[..].into()], decode::session)
 }
 
+pub fn evicted_session<C: Conn + ?Sized>(
+    conn: &mut C,
+    token_hash: &[u8; 32],
+) -> StoreResult<Option<u64>> {
+    query_opt(conn, &q::EVICTED_SESSION, &[token_hash[..].into()], |r| {
+        r.u64(0, "expiry")
+    })
+}
+
 pub fn sale<C: Conn + ?Sized>(
     conn: &mut C,
     player_id: &str,
@@ -303,6 +312,45 @@ impl<C: Conn + ?Sized> WalletTx for C {
                 int(expires_at_ms)?,
             ],
         )?;
+        Ok(())
+    }
+
+    fn end_oldest_sessions(
+        &mut self,
+        player_id: &str,
+        keep: &[u8; 32],
+        now_ms: u64,
+        max: u32,
+    ) -> StoreResult<Vec<EndedSession>> {
+        query(
+            self,
+            &q::END_OLDEST_SESSIONS,
+            &[player_id.into(), int(now_ms)?, keep[..].into(), max.into()],
+            decode::ended_session,
+        )
+    }
+
+    fn insert_evicted_session(
+        &mut self,
+        player_id: &str,
+        ended: &EndedSession,
+        now_ms: u64,
+    ) -> StoreResult<()> {
+        self.execute(
+            &q::INSERT_EVICTED_SESSION,
+            &[
+                ended.token_hash[..].into(),
+                player_id.into(),
+                int(ended.created_at_ms)?,
+                int(now_ms)?,
+                int(ended.expires_at_ms)?,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn trim_evicted_sessions(&mut self, player_id: &str, max: u32) -> StoreResult<()> {
+        self.execute(&q::TRIM_EVICTED_SESSIONS, &[player_id.into(), max.into()])?;
         Ok(())
     }
 

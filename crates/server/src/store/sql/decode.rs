@@ -5,8 +5,8 @@
 
 use super::{Param, Row, Value};
 use crate::store::tx::{
-    LaunchRecord, LimitSetting, OpenBlock, OutboxItem, ProtectionRow, QueuedOutboxItem, Round,
-    WalletOp, WindowSale, WindowTotals,
+    EndedSession, LaunchRecord, LimitSetting, OpenBlock, OutboxItem, ProtectionRow,
+    QueuedOutboxItem, Round, WalletOp, WindowSale, WindowTotals,
 };
 use crate::store::{corrupt, PlayerKind, PurchaseRecord, SaleRecord, SessionRecord, StoreResult};
 use eldorado_api::{AuditActor, AuditEntry, LaunchMode, PendingLimit, ProtectionChange};
@@ -226,6 +226,14 @@ pub fn session(row: &Row) -> StoreResult<SessionRecord> {
         expires_at_ms: row.u64(1, "expiry")?,
         lobby_url: row.opt_text(2)?,
         created_at_ms: row.u64(3, "session start")?,
+    })
+}
+
+pub fn ended_session(row: &Row) -> StoreResult<EndedSession> {
+    Ok(EndedSession {
+        token_hash: row.array(0, "session token hash")?,
+        created_at_ms: row.u64(1, "session start")?,
+        expires_at_ms: row.u64(2, "expiry")?,
     })
 }
 

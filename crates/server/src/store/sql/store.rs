@@ -189,10 +189,19 @@ impl<B: Backend> Store for SqlStore<B> {
     fn delete_expired_sessions(&self, now_ms: u64) -> StoreResult<u64> {
         self.backend.write(|c| {
             c.execute(
+                &super::text::DELETE_EXPIRED_EVICTED_SESSIONS,
+                &[decode::int(now_ms)?],
+            )?;
+            c.execute(
                 &super::text::DELETE_EXPIRED_SESSIONS,
                 &[decode::int(now_ms)?],
             )
         })
+    }
+
+    fn evicted_session(&self, token_hash: &[u8; 32]) -> StoreResult<Option<u64>> {
+        self.backend
+            .read(|c| access::evicted_session(c, token_hash))
     }
 
     fn insert_launch(&self, new: &NewLaunch) -> StoreResult<()> {

@@ -192,6 +192,26 @@ texts! {
     DELETE_PLAYER_SESSIONS = "DELETE FROM sessions WHERE player_id = $1";
     DELETE_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at_ms <= $1";
     SET_SESSION_LOBBY = "UPDATE sessions SET lobby_url = $1 WHERE token_hash = $2";
+    /// The player's live sessions other than the new one ($3), newest first,
+    /// beyond the first $4 - 1: with the new one, $4 are left. A window
+    /// function rather than `LIMIT … OFFSET`, which SQLite takes only with a
+    /// `LIMIT` and PostgreSQL's `LIMIT ALL` SQLite does not know.
+    END_OLDEST_SESSIONS = "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM \
+                           (SELECT token_hash, ROW_NUMBER() OVER \
+                           (ORDER BY created_at_ms DESC, token_hash DESC) AS newer \
+                           FROM sessions WHERE player_id = $1 AND expires_at_ms > $2 \
+                           AND token_hash <> $3) AS ranked WHERE newer >= $4) \
+                           RETURNING token_hash, created_at_ms, expires_at_ms";
+    INSERT_EVICTED_SESSION = "INSERT INTO evicted_sessions (token_hash, player_id, created_at_ms, \
+                              evicted_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4, $5) \
+                              ON CONFLICT (token_hash) DO NOTHING";
+    TRIM_EVICTED_SESSIONS = "DELETE FROM evicted_sessions WHERE token_hash IN (SELECT token_hash \
+                             FROM (SELECT token_hash, ROW_NUMBER() OVER (ORDER BY evicted_at_ms \
+                             DESC, created_at_ms DESC, token_hash DESC) AS newer \
+                             FROM evicted_sessions WHERE player_id = $1) AS ranked \
+                             WHERE newer > $2)";
+    EVICTED_SESSION = "SELECT expires_at_ms FROM evicted_sessions WHERE token_hash = $1";
+    DELETE_EXPIRED_EVICTED_SESSIONS = "DELETE FROM evicted_sessions WHERE expires_at_ms <= $1";
 
     // Launch codes.
     INSERT_LAUNCH = "INSERT INTO launch_codes (code_hash, player_id, mode, lang, lobby_url, \

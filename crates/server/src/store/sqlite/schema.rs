@@ -17,6 +17,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0008_public_log.sql"),
     include_str!("../../../migrations/sqlite/0009_purchases.sql"),
     include_str!("../../../migrations/sqlite/0010_wallet_purchases.sql"),
+    include_str!("../../../migrations/sqlite/0011_evicted_sessions.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {
