@@ -45,6 +45,24 @@ async fn finish_ticket(browser: &Browser) {
         .await;
 }
 
+/// Opens the game through `proxy` and plays one ticket to its end, shown
+/// once proved on the record.
+async fn one_genuine_ticket(browser: &Browser, proxy: &TamperProxy) {
+    browser.goto(&format!("{}/", proxy.base)).await;
+    browser
+        .wait("the game through the proxy", |s| {
+            s.ready_to_play() && s.balance.is_some()
+        })
+        .await;
+    browser.click(PLAY).await;
+    browser
+        .wait("the first ticket, on the record", |s| {
+            s.verified.as_deref() == Some(ON_RECORD)
+        })
+        .await;
+    finish_ticket(browser).await;
+}
+
 async fn demo_token(browser: &Browser) -> String {
     browser
         .local_storage(DEMO_TOKEN_KEY)
@@ -144,19 +162,7 @@ async fn a_forked_checkpoint_after_a_genuine_one_is_refused() {
 
     // One genuine ticket: the page keeps the cosigned checkpoint it proved
     // the sale on.
-    browser.goto(&format!("{}/", proxy.base)).await;
-    browser
-        .wait("the game through the proxy", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
-    browser.click(PLAY).await;
-    browser
-        .wait("the first ticket, on the record", |s| {
-            s.verified.as_deref() == Some(ON_RECORD)
-        })
-        .await;
-    finish_ticket(&browser).await;
+    one_genuine_ticket(&browser, &proxy).await;
     let config = server.api.config().await;
     let key = format!("eldorado.checkpoint.{}", config.log.key);
     let kept: Value = serde_json::from_str(
@@ -234,19 +240,7 @@ async fn a_sale_kept_off_the_checkpoint_is_never_shown() {
         vec![Rule::text(Method::GET, "/api/log/checkpoint", stale)],
     )
     .await;
-    browser.goto(&format!("{}/", proxy.base)).await;
-    browser
-        .wait("the game through the proxy", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
-    browser.click(PLAY).await;
-    browser
-        .wait("the first ticket, on the record", |s| {
-            s.verified.as_deref() == Some(ON_RECORD)
-        })
-        .await;
-    finish_ticket(&browser).await;
+    one_genuine_ticket(&browser, &proxy).await;
 
     freeze.store(true, Ordering::SeqCst);
     let token = demo_token(&browser).await;

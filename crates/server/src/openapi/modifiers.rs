@@ -58,40 +58,47 @@ const UNAUTHORIZED_PLAYER: (&str, &str) = (
      the session was ended because its player opened `--max-sessions-per-player` newer ones",
 );
 
+/// Every operation of the document, with its path.
+fn operations(
+    openapi: &mut utoipa::openapi::OpenApi,
+) -> impl Iterator<Item = (&String, &mut utoipa::openapi::path::Operation)> {
+    openapi.paths.paths.iter_mut().flat_map(|(path, item)| {
+        [
+            &mut item.get,
+            &mut item.post,
+            &mut item.put,
+            &mut item.delete,
+        ]
+        .into_iter()
+        .flatten()
+        .map(move |operation| (path, operation))
+    })
+}
+
 impl Modify for CommonErrors {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for (path, item) in openapi.paths.paths.iter_mut() {
+        for (path, operation) in operations(openapi) {
             // The document and the health check take no input and need no key.
             if path.ends_with("/openapi.json") || path.ends_with("/health") {
                 continue;
             }
-            for operation in [
-                &mut item.get,
-                &mut item.post,
-                &mut item.put,
-                &mut item.delete,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                let schemes = operation.security.as_ref().map_or(Vec::new(), |s| {
-                    s.iter()
-                        .filter_map(|r| serde_json::to_value(r).ok())
-                        .collect()
-                });
-                let player = schemes.iter().any(|s| s.get("player").is_some());
-                let extra = match (player, schemes.is_empty()) {
-                    (true, _) => Some(UNAUTHORIZED_PLAYER),
-                    (false, false) => Some(UNAUTHORIZED),
-                    (false, true) => None,
-                };
-                for (status, description) in COMMON.iter().copied().chain(extra) {
-                    operation
-                        .responses
-                        .responses
-                        .entry(status.to_owned())
-                        .or_insert_with(|| error_response(description).into());
-                }
+            let schemes = operation.security.as_ref().map_or(Vec::new(), |s| {
+                s.iter()
+                    .filter_map(|r| serde_json::to_value(r).ok())
+                    .collect()
+            });
+            let player = schemes.iter().any(|s| s.get("player").is_some());
+            let extra = match (player, schemes.is_empty()) {
+                (true, _) => Some(UNAUTHORIZED_PLAYER),
+                (false, false) => Some(UNAUTHORIZED),
+                (false, true) => None,
+            };
+            for (status, description) in COMMON.iter().copied().chain(extra) {
+                operation
+                    .responses
+                    .responses
+                    .entry(status.to_owned())
+                    .or_insert_with(|| error_response(description).into());
             }
         }
     }
@@ -116,32 +123,22 @@ pub struct RetryAfter;
 
 impl Modify for RetryAfter {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for item in openapi.paths.paths.values_mut() {
-            for operation in [
-                &mut item.get,
-                &mut item.post,
-                &mut item.put,
-                &mut item.delete,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                for (status, response) in operation.responses.responses.iter_mut() {
-                    let (RefOr::T(response), "429" | "503") = (response, status.as_str()) else {
-                        continue;
-                    };
-                    response.headers.insert(
-                        "Retry-After".to_owned(),
-                        HeaderBuilder::new()
-                            .schema(
-                                ObjectBuilder::new()
-                                    .schema_type(Type::Integer)
-                                    .minimum(Some(0)),
-                            )
-                            .description(Some("Seconds to wait before asking again"))
-                            .build(),
-                    );
-                }
+        for (_, operation) in operations(openapi) {
+            for (status, response) in operation.responses.responses.iter_mut() {
+                let (RefOr::T(response), "429" | "503") = (response, status.as_str()) else {
+                    continue;
+                };
+                response.headers.insert(
+                    "Retry-After".to_owned(),
+                    HeaderBuilder::new()
+                        .schema(
+                            ObjectBuilder::new()
+                                .schema_type(Type::Integer)
+                                .minimum(Some(0)),
+                        )
+                        .description(Some("Seconds to wait before asking again"))
+                        .build(),
+                );
             }
         }
     }
