@@ -396,6 +396,12 @@ pub struct PageState {
 }
 
 impl PageState {
+    /// A notice other than the wait for the public record (which only says
+    /// that the purchase goes on): a refusal, a limit, a failure.
+    pub fn told(&self) -> bool {
+        self.notice.as_ref().is_some_and(|n| n.kind != "record")
+    }
+
     /// The game waits for « Jouer » (or « Play »).
     pub fn ready_to_play(&self) -> bool {
         self.play_action.as_deref() == Some("play") && self.play_enabled

@@ -84,7 +84,7 @@ async fn no_accessibility_violation_in_any_state() {
         }
         browser.click(PLAY).await;
         browser
-            .wait("the grid turning", |s| s.revealing() || s.notice.is_some())
+            .wait("the grid turning", |s| s.revealing() || s.told())
             .await;
     }
     assert!(

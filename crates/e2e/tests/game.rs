@@ -84,9 +84,9 @@ impl Game<'_> {
     async fn sold(&self) {
         let state = self
             .browser
-            .wait("the sale", |s| s.revealing() || s.notice.is_some())
+            .wait("the sale", |s| s.revealing() || s.told())
             .await;
-        assert!(state.notice.is_none(), "purchase refused: {state:#?}");
+        assert!(!state.told(), "purchase refused: {state:#?}");
     }
 
     /// Records a purchase and checks that the server sold the ticket the

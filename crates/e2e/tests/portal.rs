@@ -194,10 +194,10 @@ impl Session<'_> {
             }
             let turning = b
                 .wait(&format!("grid {grid} turning over"), |s| {
-                    s.revealing() || s.notice.is_some()
+                    s.revealing() || s.told()
                 })
                 .await;
-            assert!(turning.notice.is_none(), "refused: {turning:#?}");
+            assert!(!turning.told(), "refused: {turning:#?}");
             // One script both checks and clicks, so a reveal that ends in
             // between never turns the click into a new purchase.
             b.script(
@@ -531,7 +531,7 @@ async fn the_example_portal_embeds_the_game_and_reconciles_to_the_cent() {
     browser.click(PLAY).await;
     let refused = browser
         .wait("the refusal for funds", |st| {
-            st.notice.is_some() && st.balance.as_deref() == Some(&money(balance, Lang::Fr))
+            st.told() && st.balance.as_deref() == Some(&money(balance, Lang::Fr))
         })
         .await;
     assert_eq!(

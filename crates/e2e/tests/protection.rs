@@ -118,9 +118,7 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
     browser.wait("« Jouer »", PageState::ready_to_play).await;
     let before = server.api.session(&token).await.balance_cents;
     browser.click(PLAY).await;
-    let state = browser
-        .wait("the limit refusal", |s| s.notice.is_some())
-        .await;
+    let state = browser.wait("the limit refusal", |s| s.told()).await;
     let notice = state.notice.expect("a notice");
     assert_eq!(notice.kind, "protection", "{}", notice.text);
     assert!(

@@ -248,9 +248,9 @@ async fn take_screenshots(screen: Screen, suffix: &str) {
         browser.wait("« Jouer »", PageState::ready_to_play).await;
         browser.click(PLAY).await;
         let state = browser
-            .wait("the sale", |s| !s.ready_to_play() || s.notice.is_some())
+            .wait("the sale", |s| !s.ready_to_play() || s.told())
             .await;
-        assert!(state.notice.is_none(), "purchase refused: {state:#?}");
+        assert!(!state.told(), "purchase refused: {state:#?}");
         if index == extra {
             shoot_extras(&shooter, ticket).await;
         }
@@ -414,7 +414,7 @@ async fn advance(
             return state;
         }
         assert!(
-            state.notice.is_none(),
+            !state.told(),
             "the ticket did not go on normally: {state:#?}"
         );
         // One script both checks and clicks, so a step that ends in between
