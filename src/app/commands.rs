@@ -32,6 +32,25 @@ fn pending_purchase() -> (Option<u64>, Option<ClientNonce>) {
     (stake, nonce)
 }
 
+/// What a portal hears of a sale's round.
+#[derive(Clone, Copy)]
+struct RoundFigures {
+    sale_id: u64,
+    stake_cents: u64,
+    prize_cents: u64,
+}
+
+impl RoundFigures {
+    fn of(response: &SaleResponse) -> RoundFigures {
+        let sale = &response.sale.sale;
+        RoundFigures {
+            sale_id: sale.sale_id,
+            stake_cents: sale.ticket.stake_cents,
+            prize_cents: sale.ticket.prize_cents,
+        }
+    }
+}
+
 /// What a purchase brought back: the sale, proved on the public record;
 /// a sale the record does not prove (paid, never shown); or why there is
 /// none.
@@ -78,17 +97,17 @@ impl Inner {
             return;
         }
         let offered = this.game.borrow().resume_offer().cloned();
-        let (Some(response), Some(token)) = (offered, this.token.borrow().clone()) else {
-            return Inner::resume_proved(this);
-        };
         let (stake, nonce) = pending_purchase();
+        let (Some(response), Some(token)) = (offered, this.token.borrow().clone()) else {
+            return Inner::resume_proved(this, stake, nonce);
+        };
         let passes = this
             .game
             .borrow()
             .check_resume(stake, nonce, &this.book.borrow());
         if !passes {
             // Refused for its own check, with nothing to prove.
-            return Inner::resume_proved(this);
+            return Inner::resume_proved(this, stake, nonce);
         }
         let backend = this.backend.clone();
         let weak = Rc::downgrade(this);
@@ -96,7 +115,7 @@ impl Inner {
             let proved = Inner::prove_sold(&weak, backend.as_ref(), &token, &response).await;
             if let Some(inner) = weak.upgrade() {
                 match proved {
-                    Ok(()) => Inner::resume_proved(&inner),
+                    Ok(()) => Inner::resume_proved(&inner, stake, nonce),
                     Err(problem) => {
                         let rejection = Rejection::off_record(true, problem);
                         let commands = inner.game.borrow_mut().resume_refused(rejection);
@@ -107,8 +126,7 @@ impl Inner {
         });
     }
 
-    fn resume_proved(this: &Rc<Inner>) {
-        let (stake, nonce) = pending_purchase();
+    fn resume_proved(this: &Rc<Inner>, stake: Option<u64>, nonce: Option<ClientNonce>) {
         let commands = {
             let book = this.book.borrow();
             this.game.borrow_mut().resume(stake, nonce, &book)
@@ -353,35 +371,38 @@ impl Inner {
     /// it is shown; the portal still hears of it (the server took the
     /// stake), as a round that ended unverified.
     fn unproved(&self, response: &SaleResponse, problem: RecordProblem) -> Vec<Command> {
-        let sale = &response.sale.sale;
         let commands = self
             .game
             .borrow_mut()
             .refuse_purchase(Rejection::off_record(true, problem));
         if !commands.is_empty() {
-            self.post(PageMessage::RoundStarted {
-                sale_id: sale.sale_id,
-                stake_cents: sale.ticket.stake_cents,
-            });
+            self.post_round(RoundFigures::of(response), false);
+        }
+        commands
+    }
+
+    /// Tells a framing portal that the sale's round started and, when the
+    /// sale was refused (`shown` false), that it ended unverified with the
+    /// prize the sale claims.
+    fn post_round(&self, round: RoundFigures, shown: bool) {
+        self.post(PageMessage::RoundStarted {
+            sale_id: round.sale_id,
+            stake_cents: round.stake_cents,
+        });
+        if !shown {
             self.post(PageMessage::RoundEnded {
-                sale_id: sale.sale_id,
-                prize_cents: sale.ticket.prize_cents,
+                sale_id: round.sale_id,
+                prize_cents: round.prize_cents,
                 verified: false,
             });
         }
-        commands
     }
 
     /// A sale arrived: verified, it starts a round; refused by the checks,
     /// the portal still hears of it (the server took the stake), as a round
     /// that ended unverified with the prize the sale claims.
     fn bought(&self, response: SaleResponse) -> Vec<Command> {
-        let sale = &response.sale.sale;
-        let (sale_id, stake_cents, prize_cents) = (
-            sale.sale_id,
-            sale.ticket.stake_cents,
-            sale.ticket.prize_cents,
-        );
+        let round = RoundFigures::of(&response);
         let on_record = self.proved.borrow().contains(&response.commitment);
         let commands = {
             let book = self.book.borrow();
@@ -395,18 +416,8 @@ impl Inner {
             .game
             .borrow()
             .ticket()
-            .is_some_and(|t| t.sale_id == sale_id);
-        self.post(PageMessage::RoundStarted {
-            sale_id,
-            stake_cents,
-        });
-        if !verified {
-            self.post(PageMessage::RoundEnded {
-                sale_id,
-                prize_cents,
-                verified: false,
-            });
-        }
+            .is_some_and(|t| t.sale_id == round.sale_id);
+        self.post_round(round, verified);
         commands
     }
 

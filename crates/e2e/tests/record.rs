@@ -45,6 +45,19 @@ async fn finish_ticket(browser: &Browser) {
         .await;
 }
 
+/// The seeded demo server and a browser, started side by side.
+async fn seeded_game(tag: &str) -> (Server, Browser) {
+    paths::check_web_bundle();
+    tokio::join!(
+        Server::start_with(
+            tag,
+            |_| vec!["--demo".into(), "--demo-seed".into(), SEED.to_string()],
+            &[]
+        ),
+        Browser::start(tag)
+    )
+}
+
 /// Opens the game through `proxy` and plays one ticket to its end, shown
 /// once proved on the record.
 async fn one_genuine_ticket(browser: &Browser, proxy: &TamperProxy) {
@@ -73,15 +86,7 @@ async fn demo_token(browser: &Browser) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "end to end in Chromium: run scripts/e2e.sh"]
 async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
-    paths::check_web_bundle();
-    let (server, browser) = tokio::join!(
-        Server::start_with(
-            "split-view",
-            |_| vec!["--demo".into(), "--demo-seed".into(), SEED.to_string()],
-            &[]
-        ),
-        Browser::start("split-view")
-    );
+    let (server, browser) = seeded_game("split-view").await;
     // The operator shows this page alone another commitment for the block
     // on sale, signed with its key: a split view. The record (and every
     // other player) has the genuine one.
@@ -130,15 +135,7 @@ async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "end to end in Chromium: run scripts/e2e.sh"]
 async fn a_forked_checkpoint_after_a_genuine_one_is_refused() {
-    paths::check_web_bundle();
-    let (server, browser) = tokio::join!(
-        Server::start_with(
-            "fork",
-            |_| vec!["--demo".into(), "--demo-seed".into(), SEED.to_string()],
-            &[]
-        ),
-        Browser::start("fork")
-    );
+    let (server, browser) = seeded_game("fork").await;
     // Once told a size, the proxy answers every cosigned checkpoint with
     // one of that size and another root, signed by the operator and
     // cosigned by the (colluding) witness: a fork of the log.
@@ -215,15 +212,7 @@ async fn a_forked_checkpoint_after_a_genuine_one_is_refused() {
 #[ignore = "end to end in Chromium: run scripts/e2e.sh"]
 async fn a_sale_kept_off_the_checkpoint_is_never_shown() {
     use std::sync::atomic::{AtomicBool, Ordering};
-    paths::check_web_bundle();
-    let (server, browser) = tokio::join!(
-        Server::start_with(
-            "stale",
-            |_| vec!["--demo".into(), "--demo-seed".into(), SEED.to_string()],
-            &[]
-        ),
-        Browser::start("stale")
-    );
+    let (server, browser) = seeded_game("stale").await;
     let freeze = Arc::new(AtomicBool::new(false));
     let frozen: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let (freezing, kept) = (Arc::clone(&freeze), Arc::clone(&frozen));

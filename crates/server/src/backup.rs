@@ -9,7 +9,7 @@
 //! data directory, where it makes a server refuse a copy older than what
 //! the witnesses cosigned.
 
-use crate::data_dir::{self, DIR_MODE};
+use crate::data_dir;
 use crate::database::{Database, DATABASE_FILE};
 use crate::keys::{API_KEY_FILE, SIGNING_KEY_FILE};
 use rusqlite::{Connection, OpenFlags};
@@ -191,24 +191,10 @@ fn url_path(path: &Path) -> String {
 
 /// Creates `dir` with mode 0700; an existing one is refused.
 fn create_new_private_dir(dir: &Path) -> Result<(), BackupError> {
-    let mut builder = std::fs::DirBuilder::new();
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, DIR_MODE);
-    match builder.create(dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-            return Err(BackupError::OutExists(dir.display().to_string()))
-        }
-        Err(e) => return Err(io(dir)(e)),
-    }
-    // The umask may have narrowed it; nothing may have widened it.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(DIR_MODE))
-            .map_err(io(dir))?;
-    }
-    Ok(())
+    data_dir::create_new_private_dir(dir).map_err(|e| match e.kind() {
+        ErrorKind::AlreadyExists => BackupError::OutExists(dir.display().to_string()),
+        _ => io(dir)(e),
+    })
 }
 
 /// Writes a new file with mode 0600 and syncs it.

@@ -128,12 +128,14 @@ impl BuiltPage {
     /// The listed file a request path names: `/` and `/index.html` the
     /// page, `/www/…` the file of that exact path (no decoding: a listed
     /// name has nothing to decode, and anything else is not listed).
-    fn file_for(&self, request_path: &str) -> Option<&str> {
+    fn file_for(&self, request_path: &str) -> Option<(&str, &Served)> {
         let path = match request_path {
             "/" | "/index.html" => INDEX,
             other => other.strip_prefix('/')?,
         };
-        self.files.get_key_value(path).map(|(k, _)| k.as_str())
+        self.files
+            .get_key_value(path)
+            .map(|(path, served)| (path.as_str(), served))
     }
 }
 
@@ -178,46 +180,36 @@ fn accepted_codings(headers: &HeaderMap) -> Vec<&'static str> {
     accepted.into_iter().map(|(coding, _)| coding).collect()
 }
 
-/// The media type of a file by its extension (of the page's kinds).
-fn content_type(path: &str) -> &'static str {
-    match path.rsplit('.').next().unwrap_or_default() {
-        "html" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "wasm" => "application/wasm",
-        "svg" => "image/svg+xml",
-        "json" => "application/json",
-        "png" => "image/png",
-        "woff2" => "font/woff2",
-        _ => "application/octet-stream",
-    }
-}
-
 /// `GET` (and `HEAD`) of a listed file: its precompressed form when the
 /// browser accepts one, `304` when its `ETag` is already held.
 pub async fn serve(State(page): State<Arc<BuiltPage>>, request: Request) -> Response {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return crate::error::ApiError::MethodNotAllowed.into_response();
     }
-    let Some(path) = page.file_for(request.uri().path()) else {
+    let Some((path, plain)) = page.file_for(request.uri().path()) else {
         return crate::error::ApiError::NotFound("no such page".to_owned()).into_response();
     };
-    let variants: Vec<(&str, &str)> = [("br", ".br"), ("gzip", ".gz")]
+    // The build's precompressed forms of this file, by coding.
+    let variants: Vec<(&'static str, &Served)> = [("br", ".br"), ("gzip", ".gz")]
         .into_iter()
-        .filter(|(_, suffix)| page.files.contains_key(&format!("{path}{suffix}")))
+        .filter_map(|(coding, suffix)| {
+            let variant = page.files.get(&format!("{path}{suffix}"))?;
+            Some((coding, variant))
+        })
         .collect();
-    let coding = accepted_codings(request.headers())
+    let chosen = accepted_codings(request.headers())
         .into_iter()
-        .find_map(|c| variants.iter().find(|(name, _)| *name == c));
-    let (served, encoding) = match coding {
-        Some((name, suffix)) => (&page.files[&format!("{path}{suffix}")], Some(*name)),
-        None => (&page.files[path], None),
+        .find_map(|c| variants.iter().find(|(coding, _)| *coding == c));
+    let (served, encoding) = match chosen {
+        Some(&(coding, variant)) => (variant, Some(coding)),
+        None => (plain, None),
     };
     let mut headers = HeaderMap::new();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(content_type(path)),
-    );
+    // By the name, as tower-http's file services (and browsers) do.
+    let media = mime_guess::from_path(path)
+        .first_raw()
+        .unwrap_or("application/octet-stream");
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
     headers.insert(header::ETAG, served.etag.clone());
     if !variants.is_empty() {
         headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));

@@ -151,8 +151,18 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
+    create_dir_0700(dir, true)
+}
+
+/// Creates `dir`, which must not exist yet (`AlreadyExists` otherwise),
+/// with mode 0700 as [`create_private_dir`] does; its parent must exist.
+pub fn create_new_private_dir(dir: &Path) -> std::io::Result<()> {
+    create_dir_0700(dir, false)
+}
+
+fn create_dir_0700(dir: &Path, with_parents: bool) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
+    builder.recursive(with_parents);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, DIR_MODE);
     builder.create(dir)?;
