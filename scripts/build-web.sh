@@ -8,11 +8,10 @@
 # the compiler (option_env!) and built into the bundle; the page then refuses
 # to play against a server announcing any other key. Unset or empty: no pin.
 #   ELDORADO_OPERATOR_KEY=d04ab232…8737 scripts/build-web.sh   (the key of GET /api/config)
-# Pinning the public record's witnesses: ELDORADO_WITNESSES=<vkey>[,<vkey>…]
-# (cosignature verifier keys, as `eldorado witness` prints them) and
-# ELDORADO_WITNESS_QUORUM=<n> (default: all of them) are built in the same
-# way; the page then requires their cosignatures rather than those of the
-# witnesses GET /api/config announces. Launch address: ?witnesses=…&quorum=….
+# The public record's witnesses and the beacon the page believes are not
+# built in: scripts/page-policy.sh writes them into the built page
+# (www/pkg/page-policy.json, listed in its manifest); a page without that
+# file does not start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Writes www/pkg/page-manifest.json, the list of every file the server may
 # serve and its SHA-256: the page the build made (www/pkg/index.html), its
-# content-hashed files, their precompressed forms, the rules pages and the
-# icon. The server reads and checks these files at start and serves them
+# content-hashed files, their precompressed forms, the rules pages, the
+# icon and the page's trust policy (scripts/page-policy.sh) once written. The server reads and checks these files at start and serves them
 # from memory; nothing else under the web root is ever served, and a file
 # changed since the build stops it from starting (docs/OPERATOR.md, "The
-# page"). Run by scripts/build-web.sh, last.
+# page"). Run by scripts/build-web.sh, last, and by scripts/page-policy.sh.
+#   WEB_ROOT=<dir>   a copy of the built page elsewhere (default: here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+cd "${WEB_ROOT:-.}"
 
 pkg=www/pkg
 out=$pkg/page-manifest.json
@@ -15,11 +17,12 @@ out=$pkg/page-manifest.json
 shopt -s nullglob
 hashed='-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'
 files=("$pkg/index.html")
-for f in "$pkg"/*$hashed.js "$pkg"/*$hashed.css "$pkg"/*$hashed.wasm "$pkg"/rules-fr.html "$pkg"/rules-en.html www/icon.svg; do
+for f in "$pkg"/*$hashed.js "$pkg"/*$hashed.css "$pkg"/*$hashed.wasm "$pkg"/rules-fr.html "$pkg"/rules-en.html www/icon.svg "$pkg"/page-policy.json; do
     files+=("$f")
 done
 listed=()
 for f in "${files[@]}"; do
+    [ -f "$f" ] || continue
     listed+=("$f")
     for variant in "$f.br" "$f.gz"; do
         [ -f "$variant" ] && listed+=("$variant")

@@ -6,6 +6,10 @@
 #   PORTAL_ADDR=127.0.0.1:8090  the example portal (http://127.0.0.1:8090)
 #   GAME_ADDR=127.0.0.1:8080    the game server, reached as http://localhost:8080
 #   PORTAL_DATA=./data-portal   secrets, the game's data and the portal's database
+#   BEACON_ADDR=127.0.0.1:8091  the game's randomness beacon
+# The game runs as an operator would run it: its public record cosigned by
+# a witness, its tickets dealt by a beacon, and the page believing those
+# two only (scripts/demo-trust.sh).
 # The wallet secret and the operator API key are generated on the first run
 # (mode 0600) and kept in $PORTAL_DATA, so balances survive a restart.
 set -euo pipefail
@@ -45,16 +49,22 @@ trap 'stop; exit 130' INT
 trap 'stop; exit 143' TERM
 trap stop EXIT
 
+# shellcheck source=scripts/demo-trust.sh
+source scripts/demo-trust.sh
+start_demo_trust "$target_dir/debug/eldorado" "$data" "http://$game_addr" "${BEACON_ADDR:-127.0.0.1:8091}"
+
 "$target_dir/debug/eldorado" serve \
     --addr "$game_addr" --data "$data/game" --web . \
+    --witness "$witness_key" --beacon "$beacon_url" --beacon-key "$beacon_key" \
     --public-url "$game_url" \
     --frame-ancestors "'self' $portal_url" \
     --wallet "$portal_url/wallet" --wallet-secret-file "$data/wallet.secret" &
-pids+=($!)
+game=$!
+pids+=("$game")
 
 echo "portal.sh: waiting for the game server (the first start generates its blocks)..."
 until curl -fsS -o /dev/null "$game_url/api/health"; do
-    kill -0 "${pids[0]}" 2>/dev/null || { echo "portal.sh: the game server stopped" >&2; exit 1; }
+    kill -0 "$game" 2>/dev/null || { echo "portal.sh: the game server stopped" >&2; exit 1; }
     sleep 1
 done
 

@@ -3,11 +3,11 @@
 //! exchange means to the page is defined here.
 
 pub use eldorado_api::{
-    BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ConsistencyProof, ErrorBody,
+    BeaconPin, BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ConsistencyProof, ErrorBody,
     ErrorDetail, ExclusionRequest, HistoryItem, HistoryPage, InclusionProof, LaunchCodeRequest,
-    LimitKind, LimitReached, LimitsRequest, LogConfig, Odds, PageMessage, ParentMessage,
-    PendingLimit, PrizeRow, Protection, RankRemaining, RealityCheckRequest, RevealAck,
-    RevealRequest, SaleResponse, SaleStatus, Session, StakeAmounts,
+    LimitKind, LimitReached, LimitsRequest, LogConfig, Odds, PageMessage, PagePolicy,
+    ParentMessage, PendingLimit, PrizeRow, Protection, RankRemaining, RealityCheckRequest,
+    RevealAck, RevealRequest, SaleResponse, SaleStatus, Session, StakeAmounts, PAGE_POLICY_PATH,
 };
 
 /// Why a request gave no usable answer.

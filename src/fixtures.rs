@@ -2,7 +2,7 @@
 //! exactly as the server builds them: for the tests, the fake backend and
 //! the verification benchmark. Nothing here is reachable from the game.
 
-use crate::api::{Config, LogConfig, SaleResponse};
+use crate::api::{Config, LogConfig, PagePolicy, SaleResponse};
 use eldorado_engine::commit::{leaf_hash, signing_key_from_secret};
 use eldorado_engine::merkle::MerkleTree;
 use eldorado_engine::prize_table::BLOCK_TICKETS;
@@ -219,6 +219,16 @@ fn cosigner(secret: [u8; 32], name: &str) -> eldorado_engine::transparency::Cosi
 /// The fixtures' witness's cosignature verifier key.
 pub fn witness_vkey() -> String {
     cosigner(WITNESS_SECRET, WITNESS_NAME).witness_key().vkey()
+}
+
+/// The built page's policy for the fixtures' server: its witness, alone,
+/// and tickets dealt in order.
+pub fn page_policy() -> PagePolicy {
+    PagePolicy {
+        witnesses: vec![witness_vkey()],
+        quorum: 1,
+        beacon: None,
+    }
 }
 
 /// Another witness's key, which never cosigns the fixtures' log.

@@ -16,29 +16,21 @@ pub struct Launch {
     /// The operator key the portal pins (hex), checked against the server's
     /// before any purchase; kept as given, so an unreadable one stops the game.
     pub key: Option<String>,
-    /// The witnesses the portal pins (cosignature verifier keys separated
-    /// by commas), and how many of them must cosign (`quorum`; default:
-    /// all): kept as given, so an unreadable one stops the game.
-    pub witnesses: Option<String>,
-    pub quorum: Option<String>,
 }
 
 /// The query parameters the page reads; `launch` is removed from the
 /// address as soon as it is read.
-pub const PARAMS: [&str; 5] = ["launch", "lang", "key", "witnesses", "quorum"];
+pub const PARAMS: [&str; 3] = ["launch", "lang", "key"];
 
 impl Launch {
     /// From the query's key/value pairs.
     pub fn from_query<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Launch {
         let (mut code, mut lang, mut key) = (None, None, None);
-        let (mut witnesses, mut quorum) = (None, None);
         for (name, value) in pairs {
             match name {
                 "launch" => code = Some(value),
                 "lang" => lang = Some(value),
                 "key" => key = Some(value),
-                "witnesses" => witnesses = Some(value),
-                "quorum" => quorum = Some(value),
                 _ => {}
             }
         }
@@ -46,8 +38,6 @@ impl Launch {
             code: code.filter(|c| is_code(c)).map(str::to_owned),
             lang: Lang::from_query(lang),
             key: key.map(str::to_owned),
-            witnesses: witnesses.map(str::to_owned),
-            quorum: quorum.map(str::to_owned),
         }
     }
 }
@@ -105,16 +95,15 @@ mod tests {
             ("launch", code.as_str()),
             ("lang", "en"),
             ("key", "ABCD"),
+            // Older portals' parameters mean nothing now: the witnesses
+            // come from the built page's policy only.
             ("witnesses", "w+1+AA"),
             ("quorum", "1"),
-            // Older portals' parameters mean nothing now.
             ("server", "https://api.example/"),
             ("token", "ab12"),
         ]);
         assert_eq!(launch.code.as_deref(), Some(code.as_str()));
         assert_eq!(launch.key.as_deref(), Some("ABCD"));
-        assert_eq!(launch.witnesses.as_deref(), Some("w+1+AA"));
-        assert_eq!(launch.quorum.as_deref(), Some("1"));
         assert_eq!(launch.lang, Lang::En);
     }
 

@@ -3,8 +3,8 @@
 
 use crate::api::{
     BlockList, BuyRequest, Config, ConsistencyProof, ErrorBody, ExclusionRequest, HistoryPage,
-    InclusionProof, LaunchCodeRequest, LimitsRequest, NetError, Protection, RealityCheckRequest,
-    RevealAck, RevealRequest, SaleResponse, Session,
+    InclusionProof, LaunchCodeRequest, LimitsRequest, NetError, PagePolicy, Protection,
+    RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, Session, PAGE_POLICY_PATH,
 };
 use crate::console::LogFailure;
 use crate::i18n::Lang;
@@ -26,6 +26,9 @@ pub type Reply<T> = Pin<Box<dyn Future<Output = Result<T, NetError>>>>;
 /// clone what they need, so a request outlives nothing it borrows.
 pub trait Backend {
     fn config(&self) -> Reply<Config>;
+    /// The built page's policy (`PAGE_POLICY_PATH`): a file of the page,
+    /// not an answer of the API.
+    fn page_policy(&self) -> Reply<PagePolicy>;
     fn demo_player(&self) -> Reply<Session>;
     /// Trades a launch link's code for its session (`POST /api/launch`).
     fn launch(&self, code: &str) -> Reply<Session>;
@@ -259,6 +262,9 @@ impl Backend for HttpBackend {
             self.request("GET", "/api/config", None, None, Body::Json),
             read_config,
         )
+    }
+    fn page_policy(&self) -> Reply<PagePolicy> {
+        self.get(PAGE_POLICY_PATH, None)
     }
     fn demo_player(&self) -> Reply<Session> {
         self.post("/api/demo/players", None, &Empty {})

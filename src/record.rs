@@ -4,18 +4,12 @@
 //! and a record's inclusion in a checkpoint. No DOM, no network: the glue
 //! (`app/record.rs`) fetches, this module decides.
 
-use crate::api::{ConsistencyProof, InclusionProof, LogConfig};
+use crate::api::{ConsistencyProof, InclusionProof, LogConfig, PagePolicy};
 use eldorado_engine::transparency::{
     verify_consistency, verify_inclusion, CheckedCheckpoint, LogKey, WitnessKey,
 };
 use eldorado_engine::{Hash, PublicKeyBytes};
 use serde::{Deserialize, Serialize};
-
-/// Witnesses pinned into this bundle when it was built: their cosignature
-/// verifier keys, separated by commas (`ELDORADO_WITNESSES`), and how many
-/// of them must cosign (`ELDORADO_WITNESS_QUORUM`; default: all).
-pub const BUILD_WITNESSES: Option<&str> = option_env!("ELDORADO_WITNESSES");
-pub const BUILD_QUORUM: Option<&str> = option_env!("ELDORADO_WITNESS_QUORUM");
 
 /// How long the page waits for a record to be provable on a cosigned
 /// checkpoint: the sequencer logs within a second, a witness cosigns soon
@@ -25,29 +19,18 @@ pub const RECORD_DEADLINE_MS: f64 = 10_000.0;
 /// Between two looks at the log while waiting.
 pub const RECORD_POLL_MS: i32 = 200;
 
-/// Witness pins as given (build time or launch address), unparsed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WitnessPins<'a> {
-    pub witnesses: Option<&'a str>,
-    pub quorum: Option<&'a str>,
-}
-
-/// Where the witnesses the page requires come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WitnessSource {
-    Build,
-    Launch,
-    Server,
-}
-
 /// Why the page cannot trust any checkpoint: the game stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TrustProblem {
+    /// The built page carries no policy (`www/pkg/page-policy.json`).
+    NoPolicy,
     /// The log's key is unreadable, or is not the operator key.
     LogKey,
-    /// A witness key or quorum given is unreadable or impossible.
-    Witnesses(WitnessSource),
-    /// The build's and the launch address's pins differ.
+    /// A witness key or the quorum of the policy is unreadable or impossible.
+    Witnesses,
+    /// The server announces other witnesses, or another quorum, than the
+    /// page's policy: its checkpoints would never carry the cosignatures
+    /// the page requires.
     Mismatch,
 }
 
@@ -57,86 +40,49 @@ pub struct RecordTrust {
     pub log: LogKey,
     pub witnesses: Vec<WitnessKey>,
     pub quorum: usize,
-    pub source: WitnessSource,
 }
 
-fn parse_witnesses(
-    pins: WitnessPins<'_>,
-    source: WitnessSource,
-) -> Result<Option<(Vec<WitnessKey>, usize)>, TrustProblem> {
-    let bad = TrustProblem::Witnesses(source);
-    let text = pins.witnesses.filter(|w| !w.trim().is_empty());
-    let quorum = pins.quorum.filter(|q| !q.trim().is_empty());
-    let Some(text) = text else {
-        // A quorum without witnesses pins nothing it could be checked on.
-        return match quorum {
-            Some(_) => Err(bad),
-            None => Ok(None),
-        };
-    };
-    let mut keys = Vec::new();
-    for vkey in text.split(',') {
-        // A launch address turns `+` into a space; a key has no space.
-        let vkey = vkey.trim().replace(' ', "+");
-        let key = WitnessKey::parse(&vkey).map_err(|_| bad)?;
-        if !keys.contains(&key) {
-            keys.push(key);
+fn parse_witnesses(keys: &[String]) -> Result<Vec<WitnessKey>, TrustProblem> {
+    let mut parsed = Vec::new();
+    for vkey in keys {
+        let key = WitnessKey::parse(vkey.trim()).map_err(|_| TrustProblem::Witnesses)?;
+        if !parsed.contains(&key) {
+            parsed.push(key);
         }
     }
-    let quorum = match quorum {
-        Some(q) => crate::text::parse_decimal(q.trim()).ok_or(bad)? as usize,
-        None => keys.len(),
-    };
-    if quorum == 0 || quorum > keys.len() {
-        return Err(bad);
-    }
-    Ok(Some((keys, quorum)))
+    Ok(parsed)
 }
 
-/// The log key is the server's (it must be the operator key the page
-/// verifies with); the witnesses are the pinned ones if any (the build's
-/// and the launch address's must then agree), else the server's.
+/// The witnesses and quorum are the built page's policy, never the
+/// server's: `/api/config` must announce the same ones (in any order), or
+/// the game stops. The log key is the server's, and must be the operator
+/// key the page verifies with.
 pub fn choose_trust(
-    build: WitnessPins<'_>,
-    launch: WitnessPins<'_>,
+    policy: Option<&PagePolicy>,
     served: &LogConfig,
     operator: &PublicKeyBytes,
 ) -> Result<RecordTrust, TrustProblem> {
+    let policy = policy.ok_or(TrustProblem::NoPolicy)?;
     let log = LogKey::parse(&served.key).map_err(|_| TrustProblem::LogKey)?;
     if log.key().as_bytes() != &operator.0 || log.origin() != served.origin {
         return Err(TrustProblem::LogKey);
     }
-    let build = parse_witnesses(build, WitnessSource::Build)?;
-    let launch = parse_witnesses(launch, WitnessSource::Launch)?;
-    let (witnesses, quorum, source) = match (build, launch) {
-        (Some(b), Some(l)) => {
-            let same = b.1 == l.1 && b.0.len() == l.0.len() && b.0.iter().all(|k| l.0.contains(k));
-            if !same {
-                return Err(TrustProblem::Mismatch);
-            }
-            (b.0, b.1, WitnessSource::Build)
-        }
-        (Some((keys, quorum)), None) => (keys, quorum, WitnessSource::Build),
-        (None, Some((keys, quorum))) => (keys, quorum, WitnessSource::Launch),
-        (None, None) => {
-            let bad = TrustProblem::Witnesses(WitnessSource::Server);
-            let keys = served
-                .witnesses
-                .iter()
-                .map(|w| WitnessKey::parse(w).map_err(|_| bad))
-                .collect::<Result<Vec<_>, _>>()?;
-            let quorum = served.quorum as usize;
-            if quorum > keys.len() {
-                return Err(bad);
-            }
-            (keys, quorum, WitnessSource::Server)
-        }
-    };
+    let witnesses = parse_witnesses(&policy.witnesses)?;
+    let quorum = policy.quorum as usize;
+    if quorum == 0 || quorum > witnesses.len() {
+        return Err(TrustProblem::Witnesses);
+    }
+    let announced = parse_witnesses(&served.witnesses).map_err(|_| TrustProblem::Mismatch)?;
+    let same = served.quorum == policy.quorum
+        && announced.len() == witnesses.len()
+        && witnesses.iter().all(|k| announced.contains(k));
+    if !same {
+        return Err(TrustProblem::Mismatch);
+    }
     Ok(RecordTrust {
         log,
         witnesses,
         quorum,
-        source,
     })
 }
 
@@ -388,77 +334,73 @@ mod tests {
         PublicKeyBytes::from_hex(&block.public_key_hex()).unwrap()
     }
 
+    fn policy(witnesses: &[String], quorum: u32) -> PagePolicy {
+        PagePolicy {
+            witnesses: witnesses.to_vec(),
+            quorum,
+            beacon: None,
+        }
+    }
+
     #[test]
-    fn witnesses_pinned_else_announced() {
+    fn the_witnesses_are_the_policys_and_the_server_only_agrees() {
         let w = fixtures::witness_vkey();
         let other = fixtures::other_witness_vkey();
-        let none = WitnessPins::default();
+        let both = [w.clone(), other.clone()];
         let op = operator();
-        let trust = choose_trust(none, none, &served(std::slice::from_ref(&w), 1), &op).unwrap();
-        assert_eq!((trust.quorum, trust.source), (1, WitnessSource::Server));
-        let pin = WitnessPins {
-            witnesses: Some(&other),
-            quorum: None,
-        };
-        let trust = choose_trust(none, pin, &served(std::slice::from_ref(&w), 1), &op).unwrap();
-        assert_eq!(trust.source, WitnessSource::Launch);
-        assert_eq!(trust.witnesses[0].vkey(), other);
-        // A launch address's `+` arrive as spaces.
-        let spaced = other.replace('+', " ");
-        let pin_spaced = WitnessPins {
-            witnesses: Some(&spaced),
-            quorum: Some("1"),
-        };
+        let trust = choose_trust(Some(&policy(&both, 1)), &served(&both, 1), &op).unwrap();
+        assert_eq!((trust.quorum, trust.witnesses.len()), (1, 2));
+        // The same set in another order is the same set.
+        let swapped = [other.clone(), w.clone()];
+        assert!(choose_trust(Some(&policy(&both, 2)), &served(&swapped, 2), &op).is_ok());
+        // No policy: nothing the server says is taken instead.
         assert_eq!(
-            choose_trust(pin, pin_spaced, &served(&[], 0), &op)
-                .unwrap()
-                .source,
-            WitnessSource::Build
+            choose_trust(None, &served(&both, 1), &op),
+            Err(TrustProblem::NoPolicy)
         );
-        let both = format!("{w},{other}");
-        let pin_both = WitnessPins {
-            witnesses: Some(&both),
-            quorum: Some("2"),
-        };
-        assert_eq!(
-            choose_trust(pin, pin_both, &served(&[], 0), &op),
-            Err(TrustProblem::Mismatch)
-        );
-        let too_many = WitnessPins {
-            witnesses: Some(&other),
-            quorum: Some("2"),
-        };
-        assert_eq!(
-            choose_trust(none, too_many, &served(&[], 0), &op),
-            Err(TrustProblem::Witnesses(WitnessSource::Launch))
-        );
-        let garbage = WitnessPins {
-            witnesses: Some("nope"),
-            quorum: None,
-        };
-        assert_eq!(
-            choose_trust(garbage, none, &served(&[], 0), &op),
-            Err(TrustProblem::Witnesses(WitnessSource::Build))
-        );
-        assert_eq!(
-            choose_trust(none, none, &served(std::slice::from_ref(&w), 2), &op),
-            Err(TrustProblem::Witnesses(WitnessSource::Server))
-        );
+        // The server naming a witness of its own, one fewer, another
+        // quorum or none at all: the game stops.
+        let mismatches = [
+            served(std::slice::from_ref(&other), 1),
+            served(std::slice::from_ref(&w), 1),
+            served(&both, 2),
+            served(&[], 0),
+        ];
+        for served in &mismatches {
+            assert_eq!(
+                choose_trust(Some(&policy(&both, 1)), served, &op),
+                Err(TrustProblem::Mismatch),
+                "{served:?}"
+            );
+        }
+        for bad in [
+            policy(&both, 0),
+            policy(&both, 3),
+            policy(&[], 0),
+            policy(&["nope".to_owned()], 1),
+        ] {
+            assert_eq!(
+                choose_trust(Some(&bad), &served(&both, 1), &op),
+                Err(TrustProblem::Witnesses),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]
     fn the_log_key_must_be_the_operator_key() {
-        let none = WitnessPins::default();
-        let mut config = served(&[], 0);
+        let w = [fixtures::witness_vkey()];
+        let pinned = policy(&w, 1);
+        let mut config = served(&w, 1);
         let other = eldorado_engine::commit::signing_key_from_secret([9; 32]);
         let other = eldorado_engine::commit::public_key_of(&other);
         assert_eq!(
-            choose_trust(none, none, &config, &other),
+            choose_trust(Some(&pinned), &config, &other),
             Err(TrustProblem::LogKey)
         );
         config.origin = "elsewhere".to_owned();
         assert_eq!(
-            choose_trust(none, none, &config, &operator()),
+            choose_trust(Some(&pinned), &config, &operator()),
             Err(TrustProblem::LogKey)
         );
     }

@@ -185,8 +185,6 @@ fn mount_kept(backend: &FakeBackend) -> (web_sys::HtmlElement, App) {
         code: None,
         lang: Lang::En,
         key: None,
-        witnesses: None,
-        quorum: None,
     };
     let app = App::mount(&div, launch, Rc::new(backend.clone())).expect("mounts");
     (div, app)

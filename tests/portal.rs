@@ -129,8 +129,6 @@ fn mount_framed(
         code: code.map(str::to_owned),
         lang: Lang::Fr,
         key: None,
-        witnesses: None,
-        quorum: None,
     };
     let app = App::mount_framed(
         &root,

@@ -10,9 +10,7 @@ use eldorado_web::app::record::{cosigned_checkpoint, load_keeper};
 use eldorado_web::fixtures::{self, FixtureLog};
 use eldorado_web::game::{Notice, Phase};
 use eldorado_web::i18n::Lang;
-use eldorado_web::record::{
-    choose_trust, Fork, RecordProblem, RecordState, RecordTrust, WitnessPins,
-};
+use eldorado_web::record::{choose_trust, Fork, RecordProblem, RecordState, RecordTrust};
 use eldorado_web::verification::parse_public_key;
 use support::*;
 use wasm_bindgen_test::*;
@@ -25,13 +23,7 @@ fn trust(backend: &FakeBackend) -> RecordTrust {
     config.log.witnesses = vec![fixtures::witness_vkey()];
     config.log.quorum = 1;
     let operator = parse_public_key(&fixtures::public_key_hex()).unwrap();
-    choose_trust(
-        WitnessPins::default(),
-        WitnessPins::default(),
-        &config.log,
-        &operator,
-    )
-    .unwrap()
+    choose_trust(Some(&fixtures::page_policy()), &config.log, &operator).unwrap()
 }
 
 fn clear_storage() {

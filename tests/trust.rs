@@ -193,6 +193,59 @@ async fn a_pinned_key_that_differs_stops_the_game_before_any_purchase() {
     assert_eq!(backend.state.borrow().block_lists, 0);
 }
 
+/// Waits for the game to stop with `says` and checks nothing can be bought.
+async fn stopped_before_any_purchase(
+    root: &web_sys::HtmlElement,
+    app: &eldorado_web::app::App,
+    backend: &FakeBackend,
+    says: &str,
+) {
+    wait_for("the stop", || text(root, ".eld-notice-text").contains(says)).await;
+    assert_eq!(app.game().phase(), &Phase::Loading);
+    assert!(query(root, ".eld-retry").hidden(), "retrying cannot help");
+    click(root, ".eld-play");
+    app.press();
+    assert!(backend.state.borrow().buy_keys.is_empty(), "nothing bought");
+    assert_eq!(backend.state.borrow().block_lists, 0);
+}
+
+#[wasm_bindgen_test]
+async fn a_server_naming_a_witness_of_its_own_stops_the_game() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
+    // The server announces, and would get cosignatures from, a witness the
+    // page's policy does not name.
+    backend.state.borrow_mut().config_tamper = Some(|config| {
+        config.log.witnesses = vec![fixtures::other_witness_vkey()];
+    });
+    let (root, app) = mount(&backend, Lang::Fr);
+    stopped_before_any_purchase(&root, &app, &backend, "d'autres témoins").await;
+}
+
+#[wasm_bindgen_test]
+async fn a_page_built_without_a_policy_stops_the_game() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
+    backend.state.borrow_mut().policy = None;
+    let (root, app) = mount(&backend, Lang::En);
+    stopped_before_any_purchase(&root, &app, &backend, "does not say which witnesses").await;
+}
+
+#[wasm_bindgen_test]
+async fn a_beacon_other_than_the_policys_stops_the_game() {
+    let backend = FakeBackend::new(100, &[fixtures::WIN_2], 5000);
+    // The policy deals in order; the server announces a beacon of its own.
+    backend.state.borrow_mut().config_tamper = Some(|config| {
+        config.dealing = Some(eldorado_api::beacon::Dealing {
+            beacon_url: "http://beacon.test".to_owned(),
+            public_key: "ab".repeat(96),
+            genesis_time_ms: 0,
+            period_ms: 500,
+            lead_ms: 1000,
+        });
+    });
+    let (root, app) = mount(&backend, Lang::Fr);
+    stopped_before_any_purchase(&root, &app, &backend, "balise").await;
+}
+
 #[wasm_bindgen_test]
 async fn a_pinned_key_that_agrees_is_shown_by_its_fingerprint() {
     let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);

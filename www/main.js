@@ -30,7 +30,9 @@ function earlyRequests() {
       return null;
     }
   };
-  const early = [send("GET", "/api/config")];
+  // The built page's trust policy (scripts/page-policy.sh) beside the
+  // configuration: the game compares the one with the other before playing.
+  const early = [send("GET", "/api/config"), send("GET", "/www/pkg/page-policy.json")];
   if (!new URLSearchParams(location.search).has("launch")) {
     const token =
       stored("sessionStorage", "eldorado.launched_token") ?? stored("localStorage", "eldorado.demo_token");

@@ -1,18 +1,20 @@
-//! Loading the player: the server's configuration, then a session (the
-//! launch link's, this tab's launched one, the remembered demo player's,
-//! or a new demo player). The operator key is chosen here, pins first: a
-//! key that disagrees with a pin stops the game before anything can be
-//! bought; so do witnesses of the public record that disagree with theirs.
+//! Loading the player: the server's configuration and the built page's
+//! policy, then a session (the launch link's, this tab's launched one, the
+//! remembered demo player's, or a new demo player). The operator key is
+//! chosen here, pins first: a key that disagrees with a pin stops the game
+//! before anything can be bought. The public record's witnesses and the
+//! beacon are the policy's only: a server announcing others, or a page
+//! built with no policy, stops it too.
 
 use super::render::net_message;
 use super::Inner;
-use crate::api::{Config, NetError, PageMessage, Session};
+use crate::api::{Config, NetError, PageMessage, PagePolicy, Session};
 use crate::console::LogFailure;
 use crate::dom::{load_pref, save_pref, set_attr, set_hidden, set_text};
 use crate::game::Player;
 use crate::net::Backend;
 use crate::operator_key::{choose, fingerprint, BUILD_PIN};
-use crate::record::{choose_trust, WitnessPins, BUILD_QUORUM, BUILD_WITNESSES};
+use crate::record::choose_trust;
 use crate::rules_check::mismatches;
 use crate::ui::show_config_mismatch;
 use futures_util::future::join;
@@ -52,7 +54,7 @@ impl Inner {
             // Any other session is asked for at the same time: one round
             // trip less before « Jouer » on a slow network.
             let (config, session) = if code.is_some() {
-                let config = backend.config().await;
+                let config = load_config(backend.as_ref()).await;
                 if let Err(error) = config {
                     if let Some(inner) = weak.upgrade() {
                         inner.load_error(LoadError::Net(error));
@@ -61,13 +63,17 @@ impl Inner {
                 }
                 (config, load_session(backend.as_ref(), code).await)
             } else {
-                join(backend.config(), load_session(backend.as_ref(), None)).await
+                join(
+                    load_config(backend.as_ref()),
+                    load_session(backend.as_ref(), None),
+                )
+                .await
             };
             let Some(inner) = weak.upgrade() else {
                 return;
             };
-            let config = match config {
-                Ok(config) => config,
+            let (config, policy) = match config {
+                Ok(loaded) => loaded,
                 Err(error) => return inner.load_error(LoadError::Net(error)),
             };
             inner
@@ -75,7 +81,7 @@ impl Inner {
                 .borrow_mut()
                 .set_origins(config.portal_origins.clone());
             match session {
-                Ok(session) => inner.started(config, session),
+                Ok(session) => inner.started(config, policy, session),
                 Err(error) => inner.load_error(error),
             }
         });
@@ -102,34 +108,22 @@ impl Inner {
         }
     }
 
-    fn started(self: &Rc<Self>, config: Config, session: Session) {
+    fn started(self: &Rc<Self>, config: Config, policy: Option<PagePolicy>, session: Session) {
         let operator = match choose(BUILD_PIN, self.launch.key.as_deref(), &config.public_key) {
             Ok(operator) => operator,
             Err(problem) => return self.stop(self.lang.key_problem(problem), "OPERATOR_KEY"),
         };
-        let launch = WitnessPins {
-            witnesses: self.launch.witnesses.as_deref(),
-            quorum: self.launch.quorum.as_deref(),
-        };
-        let build = WitnessPins {
-            witnesses: BUILD_WITNESSES,
-            quorum: BUILD_QUORUM,
-        };
-        let trust = match choose_trust(build, launch, &config.log, &operator.key) {
+        let trust = match choose_trust(policy.as_ref(), &config.log, &operator.key) {
             Ok(trust) => trust,
             Err(problem) => return self.stop(self.lang.trust_problem(problem), "PUBLIC_RECORD"),
         };
         self.record_trust.replace(Some(trust));
-        let Ok(beacon) = crate::beacon_pin::choose(crate::beacon_pin::BUILD_PIN, &config) else {
+        let pin = policy.as_ref().and_then(|p| p.beacon.as_ref());
+        let Ok(beacon) = crate::beacon_pin::choose(pin, &config) else {
             return self.stop(self.lang.texts().beacon_problem, "BEACON");
         };
-        self.beacon.set(beacon);
-        self.beacon_schedule.set(config.dealing.as_ref().map(|d| {
-            eldorado_engine::deal::BeaconClock {
-                genesis_ms: d.genesis_time_ms,
-                period_ms: d.period_ms,
-            }
-        }));
+        self.beacon.set(beacon.map(|b| b.key));
+        self.beacon_schedule.set(beacon.map(|b| b.clock));
         let t = self.lang.texts();
         set_text(
             &self.ui.badge_key,
@@ -161,7 +155,7 @@ impl Inner {
         set_hidden(&self.ui.notice, true);
         self.game.borrow_mut().start(
             operator.key,
-            beacon,
+            beacon.map(|b| b.key),
             player,
             session.balance_cents,
             session.unrevealed.clone(),
@@ -232,6 +226,19 @@ fn is_gone(error: &NetError) -> bool {
             ..
         }
     )
+}
+
+/// The server's configuration and the built page's policy, fetched side
+/// by side. A page served with no policy gets `None`, which stops the game
+/// with its own message; any other failure is a failed load, tried again.
+async fn load_config(backend: &dyn Backend) -> Result<(Config, Option<PagePolicy>), NetError> {
+    let (config, policy) = join(backend.config(), backend.page_policy()).await;
+    let policy = match policy {
+        Ok(policy) => Some(policy),
+        Err(NetError::Api { status: 404, .. }) => None,
+        Err(other) => return Err(other),
+    };
+    Ok((config?, policy))
 }
 
 async fn load_session(backend: &dyn Backend, code: Option<String>) -> Result<Session, LoadError> {

@@ -80,12 +80,14 @@ impl Lang {
     /// Why the game stopped before playing: the public record's keys.
     pub fn trust_problem(self, problem: TrustProblem) -> &'static str {
         match (self, problem) {
+            (Lang::Fr, TrustProblem::NoPolicy) => "Cette page ne dit pas quels témoins du registre public croire : le jeu est arrêté, aucun ticket ne sera acheté.",
+            (Lang::En, TrustProblem::NoPolicy) => "This page does not say which witnesses of the public record to believe: the game is stopped, no ticket will be bought.",
             (Lang::Fr, TrustProblem::LogKey) => "La clé du registre public n'est pas celle de l'opérateur : le jeu est arrêté, aucun ticket ne sera acheté.",
             (Lang::En, TrustProblem::LogKey) => "The public record's key is not the operator's: the game is stopped, no ticket will be bought.",
-            (Lang::Fr, TrustProblem::Mismatch) => "Les témoins du registre public ne correspondent pas aux témoins attendus : le jeu est arrêté, aucun ticket ne sera acheté.",
-            (Lang::En, TrustProblem::Mismatch) => "The public record's witnesses do not match the expected ones: the game is stopped, no ticket will be bought.",
-            (Lang::Fr, TrustProblem::Witnesses(_)) => "Les clés des témoins du registre public sont illisibles : le jeu est arrêté, aucun ticket ne sera acheté.",
-            (Lang::En, TrustProblem::Witnesses(_)) => "The public record's witness keys are unreadable: the game is stopped, no ticket will be bought.",
+            (Lang::Fr, TrustProblem::Mismatch) => "Le serveur annonce d'autres témoins du registre public que ceux que cette page attend : le jeu est arrêté, aucun ticket ne sera acheté.",
+            (Lang::En, TrustProblem::Mismatch) => "The server announces other witnesses of the public record than those this page expects: the game is stopped, no ticket will be bought.",
+            (Lang::Fr, TrustProblem::Witnesses) => "Les clés des témoins du registre public que cette page attend sont illisibles : le jeu est arrêté, aucun ticket ne sera acheté.",
+            (Lang::En, TrustProblem::Witnesses) => "The public record's witness keys this page expects are unreadable: the game is stopped, no ticket will be bought.",
         }
     }
 

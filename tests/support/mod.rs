@@ -10,7 +10,7 @@ use eldorado_engine::transparency::LogEntry;
 use eldorado_engine::{ClientNonce, Money, SignedCommitment};
 use eldorado_web::api::{
     BlockInfo, BlockList, BlockStatus, BuyRequest, Config, ConsistencyProof, ExclusionRequest,
-    HistoryItem, HistoryPage, InclusionProof, LimitsRequest, NetError, Protection,
+    HistoryItem, HistoryPage, InclusionProof, LimitsRequest, NetError, PagePolicy, Protection,
     RealityCheckRequest, RevealAck, SaleResponse, SaleStatus, Session,
 };
 use eldorado_web::app::App;
@@ -51,6 +51,9 @@ pub struct FakeState {
     pub keep_balance: bool,
     /// Changes the published configuration.
     pub config_tamper: Option<fn(&mut Config)>,
+    /// The built page's policy as served; `None`: a page built without one
+    /// (404).
+    pub policy: Option<PagePolicy>,
     /// Every nonce received with a purchase, in order (retries included).
     pub nonces: Vec<Option<ClientNonce>>,
     /// Every receipt asked for.
@@ -158,6 +161,7 @@ impl FakeBackend {
                 replay: false,
                 keep_balance: false,
                 config_tamper: None,
+                policy: Some(fixtures::page_policy()),
                 nonces: Vec::new(),
                 receipts: Vec::new(),
                 block_lists: 0,
@@ -210,6 +214,12 @@ impl Backend for FakeBackend {
         }
         config.portal_origins = state.portal_origins.clone();
         reply(Ok(config))
+    }
+    fn page_policy(&self) -> Reply<PagePolicy> {
+        match self.state.borrow().policy.clone() {
+            Some(policy) => reply(Ok(policy)),
+            None => reply(Err(api(404, "NOT_FOUND"))),
+        }
     }
     fn demo_player(&self) -> Reply<Session> {
         self.session("demo")
@@ -642,8 +652,6 @@ pub fn mount_in(
         code: None,
         lang,
         key: key.map(str::to_owned),
-        witnesses: None,
-        quorum: None,
     };
     let app = App::mount(root, launch, Rc::new(backend.clone())).expect("mounts");
     app.set_timing(Timing::REDUCED);

@@ -14,6 +14,7 @@ mod health;
 mod history;
 mod launch;
 pub mod log;
+mod page_policy;
 mod portal;
 mod protection;
 mod report;
@@ -36,6 +37,7 @@ pub use launch::{Launch, LaunchCodeRequest, LaunchMode, LaunchRequest};
 pub use log::{
     ConsistencyProof, CosignatureSubmission, InclusionProof, LogConfig, LogLeaves, LoggedReceipt,
 };
+pub use page_policy::{BeaconPin, PagePolicy, PAGE_POLICY_PATH};
 pub use portal::{PageMessage, ParentMessage};
 pub use protection::{
     AuditActor, AuditEntry, ExclusionRequest, LimitKind, LimitReached, LimitsRequest,

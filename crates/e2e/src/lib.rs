@@ -10,6 +10,7 @@
 pub mod api;
 pub mod browser;
 pub mod expect;
+pub mod page_copy;
 pub mod paths;
 pub mod portal;
 pub mod process;

@@ -4,9 +4,11 @@
 //! the page buys only from blocks proved on a cosigned checkpoint.
 
 use crate::api::Api;
+use crate::page_copy;
 use crate::paths;
 use crate::process::{free_port, ChildGuard};
 use crate::POLL;
+use eldorado_api::{BeaconPin, PagePolicy};
 use eldorado_engine::commit::signing_key_from_secret;
 use eldorado_engine::transparency::Cosigner;
 use eldorado_engine::SigningKey;
@@ -25,6 +27,16 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(240);
 pub const WITNESS_NAME: &str = "e2e-witness";
 pub const WITNESS_SECRET: [u8; 32] = [0x42; 32];
 
+/// The page's policy for a server witnessed by [`witness`] alone, dealing
+/// by `beacon` (or in order).
+pub fn page_policy(beacon: Option<BeaconPin>) -> PagePolicy {
+    PagePolicy {
+        witnesses: vec![witness().witness_key().vkey()],
+        quorum: 1,
+        beacon,
+    }
+}
+
 /// The witness of every server started here.
 pub fn witness() -> Cosigner {
     Cosigner::new(WITNESS_NAME, signing_key_from_secret(WITNESS_SECRET)).expect("a valid name")
@@ -38,6 +50,7 @@ pub struct Server {
     _witness: ChildGuard,
     _child: ChildGuard,
     _data: TempDir,
+    _web: TempDir,
 }
 
 impl Server {
@@ -54,13 +67,25 @@ impl Server {
 
     /// Starts `eldorado serve` with the flags `flags(port)` gives for the
     /// port it listens on (besides `--addr`, `--data` and `--web`) and the
-    /// environment variables `env`, and waits until it answers.
+    /// environment variables `env`, and waits until it answers. Its page's
+    /// policy trusts this module's witness alone and deals in order.
     pub async fn start_with(
         tag: &str,
         flags: impl Fn(u16) -> Vec<String>,
         env: &[(&str, &str)],
     ) -> Server {
+        Server::start_with_policy(tag, flags, env, &page_policy(None)).await
+    }
+
+    /// As [`Server::start_with`], its page built with `policy`.
+    pub async fn start_with_policy(
+        tag: &str,
+        flags: impl Fn(u16) -> Vec<String>,
+        env: &[(&str, &str)],
+        policy: &PagePolicy,
+    ) -> Server {
         let bin = paths::eldorado_bin();
+        let web = page_copy::with_policy(policy);
         let log = paths::out_dir().join(format!("server-{tag}.log"));
         // A port can be taken between our probe and the server's bind:
         // a server that exits at once is started again on another port.
@@ -83,7 +108,7 @@ impl Server {
                 .arg("--data")
                 .arg(data.path())
                 .arg("--web")
-                .arg(paths::repo_root())
+                .arg(web.path())
                 .args(flags(port))
                 .args(["--witness", &witness().witness_key().vkey()])
                 .args(["--checkpoint-interval-ms", "100"])
@@ -114,6 +139,7 @@ impl Server {
                             _witness: witness,
                             _child: child,
                             _data: data,
+                            _web: web,
                         };
                     }
                 }

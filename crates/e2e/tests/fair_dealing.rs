@@ -9,12 +9,13 @@
 //! Run with scripts/e2e.sh (it builds the server and the wasm bundle).
 
 use eldorado_api::beacon::BeaconRound;
+use eldorado_api::BeaconPin;
 use eldorado_e2e::browser::Browser;
 use eldorado_e2e::expect::ON_RECORD;
 use eldorado_e2e::paths;
 use eldorado_e2e::process::{free_port, ChildGuard};
 use eldorado_e2e::proxy::{Rule, TamperProxy};
-use eldorado_e2e::server::Server;
+use eldorado_e2e::server::{page_policy, Server};
 use hyper::Method;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -70,7 +71,14 @@ async fn dealing_server(tag: &str, beacon_url: &str, key: &str) -> Server {
         "--deal-lead-ms".to_owned(),
         "600".to_owned(),
     ];
-    Server::start_with(tag, |_| flags.clone(), &[]).await
+    // The page's policy names the same beacon, on its schedule (`eldorado
+    // beacon`'s genesis is 0 unless told).
+    let pin = BeaconPin {
+        public_key: key.to_owned(),
+        genesis_time_ms: 0,
+        period_ms: 200,
+    };
+    Server::start_with_policy(tag, |_| flags.clone(), &[], &page_policy(Some(pin))).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -12,7 +12,8 @@ use eldorado_e2e::expect::{money, Lang, ON_RECORD};
 use eldorado_e2e::paths;
 use eldorado_e2e::proxy::{Rule, TamperProxy};
 use eldorado_e2e::server::{witness, Server};
-use eldorado_engine::transparency::sign_checkpoint;
+use eldorado_engine::commit::signing_key_from_secret;
+use eldorado_engine::transparency::{sign_checkpoint, Cosigner};
 use eldorado_engine::Hash;
 use hyper::Method;
 use serde_json::Value;
@@ -129,6 +130,42 @@ async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
         server.api.history(&token, 1).await.is_empty(),
         "nothing was bought"
     );
+    browser.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn a_server_naming_a_witness_of_its_own_is_not_played() {
+    let (server, browser) = seeded_game("own-witness").await;
+    // The operator announces a witness it runs itself, which would cosign
+    // any history it asks for. The page's policy names the real one only.
+    let own = Cosigner::new("operator-witness", signing_key_from_secret([7; 32]))
+        .expect("a valid name")
+        .witness_key()
+        .vkey();
+    let announce = move |answer: &mut Value| {
+        answer["log"]["witnesses"] = serde_json::json!([own.clone()]);
+        answer["log"]["quorum"] = serde_json::json!(1);
+    };
+    let proxy = TamperProxy::with_rules(
+        &server.base,
+        vec![Rule::json(Method::GET, "/api/config", announce)],
+    )
+    .await;
+    browser.goto(&format!("{}/", proxy.base)).await;
+    let state = browser
+        .wait("the game stopped", |s| {
+            s.notice.as_ref().is_some_and(|n| n.kind == "key")
+        })
+        .await;
+    browser.screenshot("own-witness").await;
+    let notice = state.notice.expect("a notice");
+    assert!(notice.text.contains("d'autres témoins"), "{}", notice.text);
+    assert!(!state.play_enabled, "nothing can be bought");
+    assert!(proxy.tampered() >= 1);
+    // Nothing was bought by the demo player the page got.
+    let token = demo_token(&browser).await;
+    assert!(server.api.history(&token, 1).await.is_empty());
     browser.close().await;
 }
 
@@ -279,6 +316,74 @@ async fn a_sale_kept_off_the_checkpoint_is_never_shown() {
     );
     // Read again from the session, which holds back the prize of a ticket
     // never revealed: the balance verified last, less the stake.
+    let after = money(before - STAKE, Lang::Fr);
+    browser
+        .wait("the balance read again", |s| {
+            s.balance.as_deref() == Some(after.as_str())
+        })
+        .await;
+    browser.close().await;
+}
+
+/// The operator raises the buyer's balances by 1,000 € in the sale it
+/// answers and signs them again with its own key: a genuine signature,
+/// but not the sale on the record. Nothing of it is shown, the failed
+/// proof is named, and the balance is read again from the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn a_sale_with_re_signed_balances_is_never_shown() {
+    use eldorado_api::SaleResponse;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const RAISE: u64 = 100_000;
+    let (server, browser) = seeded_game("re-signed").await;
+    let operator = server.operator_key();
+    let raise = move |answer: &mut Value| {
+        let mut sale: SaleResponse = serde_json::from_value(answer.clone()).expect("a sale");
+        sale.balance_before_cents += RAISE;
+        sale.balance_after_cents += RAISE;
+        let mut signed = sale.sale.sale.clone();
+        signed.balance_before_cents = signed.balance_before_cents.map(|b| b + RAISE);
+        signed.balance_after_cents = signed.balance_after_cents.map(|b| b + RAISE);
+        sale.sale = signed.sign(&operator).expect("signed again");
+        *answer = serde_json::to_value(&sale).expect("JSON");
+    };
+    let proxy = TamperProxy::with_rules(
+        &server.base,
+        vec![Rule::json(Method::POST, "/api/sales", raise)],
+    )
+    .await;
+    browser.goto(&format!("{}/", proxy.base)).await;
+    browser
+        .wait("the game through the proxy", |s| {
+            s.ready_to_play() && s.balance.is_some()
+        })
+        .await;
+    let token = demo_token(&browser).await;
+    let before = server.api.session(&token).await.balance_cents;
+    browser.click(PLAY).await;
+    let shown = AtomicBool::new(false);
+    let raised = money(before - STAKE + RAISE, Lang::Fr);
+    let state = browser
+        .wait("the refusal", |s| {
+            let celebrating = s.celebrate.as_deref().is_some_and(|c| !c.is_empty());
+            if s.verified.is_some() || celebrating || s.balance.as_deref() == Some(raised.as_str())
+            {
+                shown.store(true, Ordering::SeqCst);
+            }
+            s.notice.as_ref().is_some_and(|n| n.kind == "rejected") && s.ready_to_play()
+        })
+        .await;
+    browser.screenshot("re-signed-balances").await;
+    assert!(proxy.tampered() >= 1);
+    assert!(
+        !shown.load(Ordering::SeqCst),
+        "nothing of the sale, nor its balance, was shown"
+    );
+    let notice = state.notice.expect("the refusal");
+    assert_eq!(
+        notice.reason, "sale: its inclusion proof does not lead to the cosigned checkpoint",
+        "{notice:?}"
+    );
     let after = money(before - STAKE, Lang::Fr);
     browser
         .wait("the balance read again", |s| {
