@@ -343,3 +343,13 @@ pub fn daily_report() -> Value {
         }]
     })
 }
+
+pub fn page_listing() -> Value {
+    json!({
+        "fingerprint": "5b0c2ad4c33ec87f8a0d5d3c6c4cbd2d1e8e7f4b8f0a2b7e3b1c9d0e6f5a4b3c",
+        "files": {
+            "www/pkg/index.html": "9f2a61d8c1b04e3a7d5c2b8e6f1a0d9c4b7e2a5d8c1f0b3e6a9d2c5f8b1e4a7d",
+            "www/pkg/page-policy.json": "1c4f7a0d3e6b9c2f5a8d1e4b7c0f3a6d9e2b5c8f1a4d7e0b3c6f9a2d5e8b1c4f"
+        }
+    })
+}

@@ -64,6 +64,20 @@ pub struct LogLeaves {
     pub leaves: Vec<String>,
 }
 
+/// `GET /api/log/page`: the page this server serves, file by file, and
+/// the build's fingerprint (docs/PROTOCOL.md §9, "The page on the
+/// record"), which a page record of the log must hold.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(examples(crate::examples::page_listing)))]
+pub struct PageListing {
+    /// SHA-256 of the listing, in lowercase hex.
+    pub fingerprint: String,
+    /// Each served file's path under the web root (`/` serves
+    /// `www/pkg/index.html`) and the SHA-256 of its bytes, in lowercase hex.
+    pub files: std::collections::BTreeMap<String, String>,
+}
+
 /// `POST /api/log/cosignatures`: a witness hands the log its cosignature
 /// of a checkpoint it fetched.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ mod blocks;
 pub mod client;
 mod deals;
 mod ledger;
+mod page;
 mod records;
 #[cfg(test)]
 mod tests;
@@ -36,7 +37,7 @@ use std::time::{Duration, Instant};
 #[derive(Subcommand)]
 pub enum LogCommand {
     /// Download the whole public log and check every record, the tree,
-    /// the checkpoints and the finished blocks' exports.
+    /// the checkpoints, the finished blocks' exports and the page served.
     Audit(AuditArgs),
 }
 
@@ -166,6 +167,7 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
             DealCounts::default()
         }
     };
+    findings.extend(page::check_served_page(&client, &ledger)?);
     findings.extend(check_cosigned(&client, &announced, &audit, &checkpoint)?);
     if let Some(previous) = &previous {
         findings.extend(check_previous(&client, previous, &audit, &checkpoint)?);
@@ -441,7 +443,7 @@ fn print_summary(
     started: Instant,
 ) {
     println!(
-        "log {} at size {} root {}: records {}, commitments {}, sales {}, blocks {}, refilled {}, findings {}, seconds {:.1}, purchases {}, dealt by the rule {}, waiting {}",
+        "log {} at size {} root {}: records {}, commitments {}, sales {}, blocks {}, refilled {}, findings {}, seconds {:.1}, purchases {}, dealt by the rule {}, waiting {}, page records {}",
         announced.log_key.origin(),
         checkpoint.size,
         checkpoint.root,
@@ -454,6 +456,7 @@ fn print_summary(
         started.elapsed().as_secs_f64(),
         deals.purchases,
         deals.by_rule,
-        deals.waiting
+        deals.waiting,
+        ledger.pages
     );
 }

@@ -9,14 +9,17 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use eldorado_api::{BlockInfo, BlockStatus, ConsistencyProof, LogLeaves};
+use eldorado_api::{BlockInfo, BlockStatus, ConsistencyProof, LogLeaves, PageListing};
 use eldorado_engine::commit::{public_key_of, signing_key_from_secret};
 use eldorado_engine::export::{ExportHeader, ExportRow};
-use eldorado_engine::transparency::{sign_checkpoint, Cosigner, LogEntry, LogKey, MemoryTree};
+use eldorado_engine::transparency::{
+    page_fingerprint, sign_checkpoint, Cosigner, LogEntry, LogKey, MemoryTree, PageBuild,
+};
 use eldorado_engine::{
     generate_block, BlockRng, ClientNonce, Commitment, Hash, LoggedSale, Money, Params,
     SeedableRng, SignedCommitment, SigningKey, Stake,
 };
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -122,6 +125,65 @@ struct Served {
     tree: MemoryTree,
     latest: String,
     cosigned: String,
+    page: Option<FakePage>,
+}
+
+/// A page as a server serves it: its listing (`GET /api/log/page`) and
+/// the bytes answered for each path, plain or by `Accept-Encoding`.
+#[derive(Clone)]
+struct FakePage {
+    listing: PageListing,
+    bytes: HashMap<String, Vec<u8>>,
+}
+
+impl FakePage {
+    /// A built page of three files, one with its brotli form, listed
+    /// honestly.
+    fn built() -> FakePage {
+        let bytes: HashMap<String, Vec<u8>> = [
+            ("www/pkg/index.html", b"<p>page</p>".to_vec()),
+            ("www/pkg/main-0123456789abcdef.js", b"main();".to_vec()),
+            ("www/pkg/main-0123456789abcdef.js.br", b"\x8bmain".to_vec()),
+            ("www/pkg/page-policy.json", b"{}".to_vec()),
+        ]
+        .into_iter()
+        .map(|(path, bytes)| (path.to_owned(), bytes))
+        .collect();
+        let hashes: HashMap<String, Hash> = bytes
+            .iter()
+            .map(|(path, b)| (path.clone(), Hash(Sha256::digest(b).into())))
+            .collect();
+        let fingerprint = page_fingerprint(hashes.iter().map(|(p, h)| (p.as_str(), h)));
+        FakePage {
+            listing: PageListing {
+                fingerprint: hex::encode(fingerprint.0),
+                files: hashes
+                    .iter()
+                    .map(|(p, h)| (p.clone(), hex::encode(h.0)))
+                    .collect(),
+            },
+            bytes,
+        }
+    }
+
+    fn fingerprint(&self) -> Hash {
+        Hash(
+            hex::decode(&self.listing.fingerprint)
+                .unwrap()
+                .try_into()
+                .unwrap(),
+        )
+    }
+
+    /// Its page record, first published at a fixed time.
+    fn record(&self) -> Vec<u8> {
+        let page = PageBuild {
+            published_at_ms: 1_796_100_000_000,
+            files: self.listing.files.len() as u32,
+            fingerprint: self.fingerprint(),
+        };
+        LogEntry::sign_page(page, &operator()).to_leaf().unwrap()
+    }
 }
 
 type Shared = Arc<Mutex<Served>>;
@@ -146,6 +208,15 @@ fn checkpoint(leaves: &[Vec<u8>]) -> String {
 impl FakeServer {
     /// Serves `served` leaves under a checkpoint the log signed over `signed`.
     fn start(signed: &[Vec<u8>], served: Vec<Vec<u8>>) -> FakeServer {
+        FakeServer::start_with_page(signed, served, None)
+    }
+
+    /// The same, serving `page` too.
+    fn start_with_page(
+        signed: &[Vec<u8>],
+        served: Vec<Vec<u8>>,
+        page: Option<FakePage>,
+    ) -> FakeServer {
         let latest = checkpoint(signed);
         let cosigned =
             latest.clone() + &witness().cosign(latest.as_bytes(), 1_796_200_000).unwrap();
@@ -154,6 +225,7 @@ impl FakeServer {
             leaves: served,
             latest,
             cosigned,
+            page,
         }));
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let listener = runtime
@@ -168,6 +240,8 @@ impl FakeServer {
             .route("/api/log/proof/consistency", get(consistency))
             .route("/api/blocks/{block}", get(block))
             .route("/api/blocks/{block}/export", get(export))
+            .route("/api/log/page", get(page_listing))
+            .fallback(page_file)
             .with_state(served.clone());
         runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
         FakeServer {
@@ -268,6 +342,38 @@ async fn export(Path(id): Path<u64>) -> Response {
     }
 }
 
+async fn page_listing(State(served): State<Shared>) -> Result<Json<PageListing>, StatusCode> {
+    let served = served.lock().unwrap();
+    let page = served.page.as_ref().ok_or(StatusCode::NOT_FOUND)?;
+    Ok(Json(page.listing.clone()))
+}
+
+/// A page's file as the real server serves it: `/` is the page, and the
+/// brotli form goes to a browser that accepts it.
+async fn page_file(State(served): State<Shared>, request: axum::extract::Request) -> Response {
+    let served = served.lock().unwrap();
+    let Some(page) = served.page.as_ref() else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let path = match request.uri().path() {
+        "/" => "www/pkg/index.html",
+        other => other.trim_start_matches('/'),
+    };
+    let accepts_br = request
+        .headers()
+        .get("accept-encoding")
+        .is_some_and(|v| v.to_str().unwrap_or("").contains("br"));
+    let brotli = format!("{path}.br");
+    let chosen = match page.bytes.get(&brotli) {
+        Some(bytes) if accepts_br => bytes,
+        _ => match page.bytes.get(path) {
+            Some(bytes) => bytes,
+            None => return StatusCode::NOT_FOUND.into_response(),
+        },
+    };
+    Body::from(chosen.clone()).into_response()
+}
+
 fn audit(url: &str, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_eldorado"))
         .args(["log", "audit", url])
@@ -360,4 +466,97 @@ fn usage_and_network_errors_exit_2() {
     let bad_key = audit(&server.url, &["--operator-key", "abc"]);
     assert_eq!(bad_key.status.code(), Some(2), "{}", text(&bad_key.stderr));
     assert!(text(&bad_key.stderr).contains("--operator-key"));
+}
+
+/// The log names the page served: the audit fetches every file as a
+/// browser would and passes. The same log with one file of the page
+/// changed for everyone, or with another build's listing, is a finding.
+#[test]
+fn the_page_served_must_be_the_one_the_log_names_last() {
+    let page = FakePage::built();
+    let mut leaves = honest_leaves();
+    leaves.push(page.record());
+    let honest = FakeServer::start_with_page(&leaves, leaves.clone(), Some(page.clone()));
+    let output = audit(&honest.url, &[]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.lines().last().unwrap().ends_with("page records 1"),
+        "{stdout}"
+    );
+
+    // Every visitor gets another script than the one listed and logged:
+    // only under brotli, as most browsers ask.
+    let mut swapped = page.clone();
+    swapped.bytes.insert(
+        "www/pkg/main-0123456789abcdef.js.br".to_owned(),
+        b"steal();".to_vec(),
+    );
+    let server = FakeServer::start_with_page(&leaves, leaves.clone(), Some(swapped));
+    let output = audit(&server.url, &[]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.contains(
+            "FINDING: /www/pkg/main-0123456789abcdef.js as served for Accept-Encoding br has SHA-256"
+        ),
+        "{stdout}"
+    );
+
+    // A page rebuilt (its listing honest about it) but never logged.
+    let mut rebuilt = page.clone();
+    rebuilt
+        .bytes
+        .insert("www/pkg/page-policy.json".to_owned(), b"{\"w\":1}".to_vec());
+    let rebuilt = FakePage {
+        listing: {
+            let mut files = rebuilt.listing.files.clone();
+            let hash = Hash(Sha256::digest(&rebuilt.bytes["www/pkg/page-policy.json"]).into());
+            files.insert("www/pkg/page-policy.json".to_owned(), hex::encode(hash.0));
+            let hashes: Vec<(String, Hash)> = files
+                .iter()
+                .map(|(p, h)| (p.clone(), Hash(hex::decode(h).unwrap().try_into().unwrap())))
+                .collect();
+            let fingerprint = page_fingerprint(hashes.iter().map(|(p, h)| (p.as_str(), h)));
+            PageListing {
+                fingerprint: hex::encode(fingerprint.0),
+                files,
+            }
+        },
+        bytes: rebuilt.bytes,
+    };
+    let server = FakeServer::start_with_page(&leaves, leaves.clone(), Some(rebuilt));
+    let output = audit(&server.url, &[]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.contains("is not the one the log names last (record 7"),
+        "{stdout}"
+    );
+
+    // A page served by a log that names none.
+    let unlogged = honest_leaves();
+    let server = FakeServer::start_with_page(&unlogged, unlogged.clone(), Some(page));
+    let output = audit(&server.url, &[]);
+    let stdout = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("that no record of the log names"),
+        "{stdout}"
+    );
 }

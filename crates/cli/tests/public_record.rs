@@ -68,12 +68,32 @@ fn wait_for<T>(what: &str, mut get: impl FnMut() -> Option<T>) -> T {
     }
 }
 
-fn start(data: &Path, addr: SocketAddr, witness: &str) -> Server {
+/// A built page in `web`: a few files and the manifest listing them, as
+/// `scripts/build-web.sh` leaves it.
+fn write_built_page(web: &Path) {
+    use sha2::{Digest, Sha256};
+    let files: [(&str, &[u8]); 3] = [
+        ("www/pkg/index.html", b"<!doctype html><p>Eldorado</p>"),
+        ("www/pkg/main-0123456789abcdef.js", b"main();"),
+        ("www/pkg/page-policy.json", b"{}"),
+    ];
+    let mut listed = serde_json::Map::new();
+    for (path, bytes) in files {
+        let file = web.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, bytes).unwrap();
+        listed.insert(path.to_owned(), hex::encode(Sha256::digest(bytes)).into());
+    }
+    let manifest = serde_json::json!({ "files": listed });
+    std::fs::write(web.join("www/pkg/page-manifest.json"), manifest.to_string()).unwrap();
+}
+
+fn start(data: &Path, web: &Path, addr: SocketAddr, witness: &str) -> Server {
     let child = Command::new(env!("CARGO_BIN_EXE_eldorado"))
         .args(["serve", "--addr", &addr.to_string(), "--data"])
         .arg(data)
         .args(["--web"])
-        .arg(data)
+        .arg(web)
         .args(["--demo", "--witness", witness])
         .args(["--checkpoint-interval-ms", "100"])
         .env("RUST_LOG", "warn")
@@ -116,7 +136,9 @@ fn a_witnessed_log_proves_every_sale_and_audits_clean() {
     let vkey = cosigner.witness_key().vkey();
     let addr = free_port();
     let url = format!("http://{addr}");
-    let _server = start(&data, addr, &vkey);
+    let web = dir.path().join("web");
+    write_built_page(&web);
+    let _server = start(&data, &web, addr, &vkey);
     let client = Client::new();
     let get = |path: &str| client.get(format!("{url}{path}")).send().unwrap();
 
@@ -289,6 +311,10 @@ fn a_witnessed_log_proves_every_sale_and_audits_clean() {
         text(&refused)
     );
 
+    // The page served is the build the log names, file for file.
+    let listing: eldorado_api::PageListing = json(get("/api/log/page"));
+    assert_eq!(listing.files.len(), 3);
     let audit = eldorado(&["log", "audit", &url]);
     assert!(audit.status.success(), "{}", text(&audit));
+    assert!(text(&audit).contains("page records 1"), "{}", text(&audit));
 }

@@ -97,7 +97,7 @@ fn a_purchase_is_a_signed_leaf_that_reads_back() {
         }
     );
     entry.verify(&operator().verifying_key()).unwrap();
-    assert_eq!(entry.block(), BLOCK);
+    assert_eq!(entry.block(), Some(BLOCK));
     assert_eq!(bought.stake_cents(), Some(100));
     // Another round is another message: the signature no longer verifies.
     let LogEntry::Purchase { signature, .. } = entry else {

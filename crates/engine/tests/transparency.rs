@@ -98,7 +98,7 @@ fn leaves_read_back_as_what_was_signed_and_verify() {
     LogEntry::parse(&c).unwrap().verify(&key).unwrap();
     let s = sale_leaf(logged_sale(17, 3, 1234));
     let entry = LogEntry::parse(&s).unwrap();
-    assert_eq!(entry.block(), 3);
+    assert_eq!(entry.block(), Some(3));
     match &entry {
         LogEntry::Sale { sale, .. } => assert_eq!(*sale, logged_sale(17, 3, 1234)),
         other => panic!("{other:?}"),

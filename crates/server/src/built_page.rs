@@ -4,13 +4,18 @@
 //! and checked against their hashes, then served from memory. Nothing else
 //! under the web root can be served, whatever its kind of link (a hard link
 //! to a key looks like any file: it is simply not listed), and a file that
-//! changed since the build stops the server from starting.
+//! changed since the build stops the server from starting. The build's
+//! fingerprint goes on the public log (docs/PROTOCOL.md §9, "The page on
+//! the record"), and its listing is served for anyone to compare.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use eldorado_api::PageListing;
+use eldorado_engine::transparency::page_fingerprint;
+use eldorado_engine::Hash;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -57,6 +62,7 @@ pub enum PageError {
 struct Served {
     bytes: Bytes,
     etag: HeaderValue,
+    sha256: Hash,
 }
 
 /// The page's files by path under the web root; empty when the page is
@@ -98,7 +104,8 @@ impl BuiltPage {
                 path: file.display().to_string(),
                 source,
             })?;
-            let actual = hex::encode(Sha256::digest(&bytes));
+            let sha256 = Hash(Sha256::digest(&bytes).into());
+            let actual = hex::encode(sha256.0);
             if !actual.eq_ignore_ascii_case(&expected) {
                 return Err(PageError::Changed {
                     path,
@@ -113,6 +120,7 @@ impl BuiltPage {
                 Served {
                     bytes: Bytes::from(bytes),
                     etag,
+                    sha256,
                 },
             );
         }
@@ -123,6 +131,36 @@ impl BuiltPage {
     /// Whether anything is served (a manifest was found).
     pub fn is_built(&self) -> bool {
         !self.files.is_empty()
+    }
+
+    /// The build's fingerprint, as its page record on the log holds it;
+    /// `None` when no page is served.
+    pub fn fingerprint(&self) -> Option<Hash> {
+        self.is_built().then(|| {
+            page_fingerprint(
+                self.files
+                    .iter()
+                    .map(|(path, served)| (path.as_str(), &served.sha256)),
+            )
+        })
+    }
+
+    /// How many files are served.
+    pub fn file_count(&self) -> u32 {
+        u32::try_from(self.files.len()).unwrap_or(u32::MAX)
+    }
+
+    /// What `GET /api/log/page` answers; `None` when no page is served.
+    pub fn listing(&self) -> Option<PageListing> {
+        let fingerprint = self.fingerprint()?;
+        Some(PageListing {
+            fingerprint: hex::encode(fingerprint.0),
+            files: self
+                .files
+                .iter()
+                .map(|(path, served)| (path.clone(), hex::encode(served.sha256.0)))
+                .collect(),
+        })
     }
 
     /// The listed file a request path names: `/` and `/index.html` the

@@ -193,6 +193,17 @@ impl AppState {
         // directory as it found it (bar migrations).
         seed_policy::check(&*store, &config, dir)?;
         let log = LogIdentity::new(&key, &config.log)?;
+        // The build this server serves goes on the record (once per build,
+        // whichever server starts with it first) before any sale it shows.
+        if let Some(fingerprint) = page.fingerprint() {
+            let recorded =
+                store.log_record_page(&fingerprint, page.file_count(), clock.now_ms())?;
+            tracing::info!(
+                fingerprint = %hex::encode(fingerprint.0),
+                new = recorded,
+                "the page's build is stored for the public record"
+            );
+        }
         // Before the sequencer can log anything from an older copy.
         let witnessed = Witnessed::open(dir, &*store, log.key())?;
         let seeding = match config.demo_seed {

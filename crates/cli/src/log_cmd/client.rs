@@ -152,6 +152,29 @@ impl LogClient {
         Ok(())
     }
 
+    /// The body's bytes exactly as sent when asking for `accept_encoding`
+    /// (never decoded), and the answer's `Content-Encoding`, if any.
+    pub fn get_bytes_encoded(
+        &self,
+        path: &str,
+        accept_encoding: &str,
+    ) -> Result<(Vec<u8>, Option<String>), String> {
+        let what = format!("GET {path} (Accept-Encoding: {accept_encoding})");
+        let response = self.send(
+            self.http
+                .get(self.url(path))
+                .header(reqwest::header::ACCEPT_ENCODING, accept_encoding),
+            &what,
+        )?;
+        let encoding = response
+            .headers()
+            .get(reqwest::header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = response.bytes().map_err(|e| format!("{what}: {e}"))?;
+        Ok((bytes.to_vec(), encoding))
+    }
+
     /// A long answer read as it arrives (a block's export).
     pub fn get_stream(&self, path: &str) -> Result<impl Read, String> {
         self.send(

@@ -105,6 +105,7 @@ pub fn check_deals(
                     sale.sale_id, sale.block, sale.position
                 )),
             },
+            LogEntry::Page { .. } => Ok(()),
         };
         findings.extend(outcome.err());
     }

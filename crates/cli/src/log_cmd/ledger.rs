@@ -6,7 +6,7 @@
 //! refilled.
 
 use super::records::Record;
-use eldorado_engine::transparency::LogEntry;
+use eldorado_engine::transparency::{LogEntry, PageBuild};
 use eldorado_engine::{Commitment, Hash, LoggedSale};
 use std::collections::{BTreeMap, HashMap};
 
@@ -58,6 +58,9 @@ pub struct Ledger {
     pub sales: u64,
     /// Tickets bought to be dealt by the beacon (docs/PROTOCOL.md §10).
     pub purchases: u64,
+    /// Builds of the page logged, and the newest one's record.
+    pub pages: u64,
+    pub newest_page: Option<(u64, PageBuild)>,
     pub refilled: u64,
 }
 
@@ -94,6 +97,10 @@ pub fn check_records(records: &[Record]) -> (Ledger, Vec<String>) {
                         purchase.purchase_id, purchase.block
                     ));
                 }
+            }
+            Ok(LogEntry::Page { page, .. }) => {
+                ledger.pages += 1;
+                ledger.newest_page = Some((index, page.clone()));
             }
             Ok(LogEntry::Sale { sale, .. }) => {
                 ledger.sales += 1;

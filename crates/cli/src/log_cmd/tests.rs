@@ -100,7 +100,7 @@ fn block_infos(entries: &[LogEntry], sold_out_count: u32) -> BTreeMap<u64, Block
                     },
                 ))
             }
-            LogEntry::Sale { .. } | LogEntry::Purchase { .. } => None,
+            LogEntry::Sale { .. } | LogEntry::Purchase { .. } | LogEntry::Page { .. } => None,
         })
         .collect()
 }

@@ -1,8 +1,9 @@
 //! What one leaf of the log is: a signed message followed by its 64-byte
 //! Ed25519 signature. The message's own tag tells a commitment
-//! (`ELDORADO-COMMIT-V2`) from a purchase (`ELDORADO-BUY-V1`) and a sale
-//! (`ELDORADO-SALE-V3`).
+//! (`ELDORADO-COMMIT-V2`) from a purchase (`ELDORADO-BUY-V1`), a sale
+//! (`ELDORADO-SALE-V3`) and a build of the page (`ELDORADO-PAGE-V1`).
 
+use super::page_build::PageBuild;
 use crate::commit::{Commitment, LoggedSale, SignatureError, SignedCommitment, SignedSale};
 use crate::deal::Purchase;
 use crate::fixed_bytes::SignatureBytes;
@@ -23,11 +24,15 @@ pub enum LogEntry {
         sale: LoggedSale,
         signature: SignatureBytes,
     },
+    Page {
+        page: PageBuild,
+        signature: SignatureBytes,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LeafError {
-    #[error("the leaf is neither a commitment, a purchase nor a V3 sale")]
+    #[error("the leaf is neither a commitment, a purchase, a V3 sale nor a page")]
     Malformed,
     #[error("the sale is a V2 sale: its balances are not signed, so it cannot be logged")]
     NotLoggable,
@@ -71,6 +76,12 @@ impl LogEntry {
         })
     }
 
+    /// Signs `page` with the operator key.
+    pub fn sign_page(page: PageBuild, key: &SigningKey) -> LogEntry {
+        let signature = page.sign(key);
+        LogEntry::Page { page, signature }
+    }
+
     /// The leaf's bytes: the signed message, then its signature.
     pub fn to_leaf(&self) -> Result<Vec<u8>, LeafError> {
         let (mut bytes, signature) = match self {
@@ -83,6 +94,7 @@ impl LogEntry {
                 signature,
             } => (purchase.canonical_bytes()?, signature),
             LogEntry::Sale { sale, signature } => (sale.canonical_bytes()?, signature),
+            LogEntry::Page { page, signature } => (page.canonical_bytes(), signature),
         };
         bytes.extend_from_slice(&signature.0);
         Ok(bytes)
@@ -107,6 +119,9 @@ impl LogEntry {
                 signature,
             });
         }
+        if let Some(page) = PageBuild::parse(message) {
+            return Ok(LogEntry::Page { page, signature });
+        }
         LoggedSale::parse(message)
             .map(|sale| LogEntry::Sale { sale, signature })
             .ok_or(LeafError::Malformed)
@@ -124,14 +139,17 @@ impl LogEntry {
                 signature,
             } => purchase.verify(operator, signature),
             LogEntry::Sale { sale, signature } => sale.verify(operator, signature),
+            LogEntry::Page { page, signature } => page.verify(operator, signature),
         }
     }
 
-    pub fn block(&self) -> u64 {
+    /// The block the record is of; `None` for a page record.
+    pub fn block(&self) -> Option<u64> {
         match self {
-            LogEntry::Commitment { commitment, .. } => commitment.block,
-            LogEntry::Purchase { purchase, .. } => purchase.block,
-            LogEntry::Sale { sale, .. } => sale.block,
+            LogEntry::Commitment { commitment, .. } => Some(commitment.block),
+            LogEntry::Purchase { purchase, .. } => Some(purchase.block),
+            LogEntry::Sale { sale, .. } => Some(sale.block),
+            LogEntry::Page { .. } => None,
         }
     }
 }

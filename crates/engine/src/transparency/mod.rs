@@ -10,6 +10,7 @@
 mod leaf;
 mod memory_tree;
 mod note;
+mod page_build;
 mod proof;
 
 pub use leaf::{LeafError, LogEntry};
@@ -18,6 +19,7 @@ pub use note::{
     cosignature_message, open_checkpoint, sign_checkpoint, CheckedCheckpoint, CheckpointError,
     Cosigner, LogKey, WitnessKey,
 };
+pub use page_build::{page_fingerprint, PageBuild, PAGE_TAG};
 pub use proof::{record_hash, verify_consistency, verify_inclusion, ProofError};
 /// The tree arithmetic the server and the auditor build logs with.
 pub use tlog_tiles as tlog;

@@ -14,7 +14,7 @@ use eldorado_api::{
     Balance, BlockInfo, BlockList, BuyRequest, Config, ConsistencyProof, CosignatureSubmission,
     DailyReport, DemoPlayerRequest, ErrorBody, ErrorCode, ExclusionRequest, Health, HistoryPage,
     InclusionProof, Launch, LaunchCodeRequest, LaunchMode, LaunchRequest, LimitsRequest, LogLeaves,
-    OperatorExclusionRequest, OperatorSessionRequest, Protection, ProtectionAudit,
+    OperatorExclusionRequest, OperatorSessionRequest, PageListing, Protection, ProtectionAudit,
     RealityCheckRequest, RevealAck, RevealRequest, SaleResponse, Session, SessionsEnded,
     TransferRequest,
 };
@@ -34,7 +34,7 @@ use utoipa::OpenApi;
         public::wallet_openapi,
         public::health,
         log::checkpoint, log::latest_checkpoint, log::covering_checkpoint, log::inclusion,
-        log::consistency, log::leaves,
+        log::consistency, log::leaves, log::page,
         log::cosign,
         player::create_demo_player, player::session, player::end_session, player::create_sale,
         player::sale, player::receipt, player::reveal, player::history,
@@ -53,7 +53,7 @@ use utoipa::OpenApi;
         ErrorBody, ErrorCode, Health, SessionsEnded, SignedSaleSchema, SignedCommitmentSchema, TicketSchema,
         Protection, LimitsRequest, ExclusionRequest, OperatorExclusionRequest, RealityCheckRequest,
         ProtectionAudit, LaunchRequest, LaunchMode, Launch, LaunchCodeRequest,
-        InclusionProof, ConsistencyProof, LogLeaves, CosignatureSubmission, DailyReport,
+        InclusionProof, ConsistencyProof, LogLeaves, PageListing, CosignatureSubmission, DailyReport,
     )),
     modifiers(&Security, &CommonErrors, &RetryAfter)
 )]

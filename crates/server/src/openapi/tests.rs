@@ -61,6 +61,7 @@ fn wire_types() -> Vec<(String, RoundTrip)> {
         entry::<InclusionProof, InclusionProof>(),
         entry::<ConsistencyProof, ConsistencyProof>(),
         entry::<LogLeaves, LogLeaves>(),
+        entry::<PageListing, PageListing>(),
         entry::<CosignatureSubmission, CosignatureSubmission>(),
         entry::<DailyReport, DailyReport>(),
     ]

@@ -99,17 +99,25 @@ pub fn sequence_once(
     })
 }
 
-/// The leaves of a pass in log order: the commitments, the sales, then the
-/// purchases (a purchase's own sale is never in the same pass: it is dealt
-/// once the purchase is logged).
+/// The leaves of a pass in log order: the page builds, the commitments,
+/// the sales, then the purchases (a purchase's own sale is never in the
+/// same pass: it is dealt once the purchase is logged).
 fn leaves(
     unlogged: &Unlogged,
     key: &SigningKey,
     purchase_round: Option<u64>,
 ) -> Result<(Vec<Vec<u8>>, Vec<RecordSource>), LeafError> {
-    let mut leaves =
-        Vec::with_capacity(unlogged.blocks.len() + unlogged.sales.len() + unlogged.purchases.len());
+    let mut leaves = Vec::with_capacity(
+        unlogged.pages.len()
+            + unlogged.blocks.len()
+            + unlogged.sales.len()
+            + unlogged.purchases.len(),
+    );
     let mut sources = Vec::with_capacity(leaves.capacity());
+    for (id, page) in &unlogged.pages {
+        leaves.push(LogEntry::sign_page(page.clone(), key).to_leaf()?);
+        sources.push(RecordSource::Page { id: *id });
+    }
     for signed in &unlogged.blocks {
         leaves.push(LogEntry::of_commitment(signed).to_leaf()?);
         sources.push(RecordSource::Commitment {

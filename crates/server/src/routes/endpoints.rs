@@ -69,6 +69,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         Endpoint::get("/log/proof/inclusion", log::inclusion),
         Endpoint::get("/log/proof/consistency", log::consistency),
         Endpoint::get("/log/leaves", log::leaves),
+        Endpoint::get("/log/page", log::page),
         Endpoint::post("/log/cosignatures", log::cosign),
         Endpoint::post("/demo/players", player::create_demo_player),
         Endpoint::get("/session", player::session),

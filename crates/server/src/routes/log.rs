@@ -10,7 +10,9 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use eldorado_api::{ConsistencyProof, CosignatureSubmission, ErrorBody, InclusionProof, LogLeaves};
+use eldorado_api::{
+    ConsistencyProof, CosignatureSubmission, ErrorBody, InclusionProof, LogLeaves, PageListing,
+};
 use eldorado_engine::transparency::{open_checkpoint, tlog, CheckedCheckpoint};
 use eldorado_engine::{fixed_bytes::to_hex, Hash};
 use serde::Deserialize;
@@ -198,6 +200,20 @@ pub async fn consistency(
         }),
         IMMUTABLE,
     ))
+}
+
+#[utoipa::path(get, path = "/api/log/page", tag = "log",
+    responses(
+        (status = 200, description = "The page this server serves: each file's SHA-256, and the build's fingerprint that a page record of the log holds (docs/PROTOCOL.md §9)", body = PageListing),
+        (status = 404, description = "NOT_FOUND: this server serves no page", body = ErrorBody),
+    ))]
+pub async fn page(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let listing = state
+        .page
+        .listing()
+        .ok_or_else(|| ApiError::not_found("page"))?;
+    // Fixed from start to stop; another build is another start.
+    Ok(cached(Json(listing), FRESH))
 }
 
 #[derive(Deserialize)]

@@ -609,6 +609,10 @@ pub trait Store: Send + Sync + 'static {
     /// One sequencer pass, in one transaction; `false` when another
     /// sequencer appended first (nothing written).
     fn log_append(&self, append: &public_log::LogAppend<'_>, now_ms: u64) -> StoreResult<bool>;
+    /// Stores the build of the page this server serves (its fingerprint
+    /// and number of files) for the sequencer to log, unless it is the
+    /// newest build stored; `true` when stored.
+    fn log_record_page(&self, fingerprint: &Hash, files: u32, now_ms: u64) -> StoreResult<bool>;
     /// The tree's stored hashes at `indexes` (all written: an error if not).
     fn log_hashes(&self, indexes: &[u64]) -> StoreResult<Vec<Hash>>;
     fn log_leaves(&self, start: u64, end: u64) -> StoreResult<Vec<Vec<u8>>>;

@@ -6,6 +6,7 @@
 //! transaction, so the sale path pays nothing for the log.
 
 use crate::store::{PurchaseRecord, SaleRecord};
+use eldorado_engine::transparency::PageBuild;
 use eldorado_engine::{Hash, SignedCommitment};
 
 /// What the sequencer has to log next, read in one snapshot: every block
@@ -21,11 +22,16 @@ pub struct Unlogged {
     /// The oldest purchases not logged yet (fair dealing): each is dealt
     /// only once logged, so its sale always comes after it.
     pub purchases: Vec<PurchaseRecord>,
+    /// Builds of the page servers started with, by their row id.
+    pub pages: Vec<(u64, PageBuild)>,
 }
 
 impl Unlogged {
     pub fn is_empty(&self) -> bool {
-        self.blocks.is_empty() && self.sales.is_empty() && self.purchases.is_empty()
+        self.blocks.is_empty()
+            && self.sales.is_empty()
+            && self.purchases.is_empty()
+            && self.pages.is_empty()
     }
 }
 
@@ -57,6 +63,10 @@ pub enum RecordSource {
     Purchase {
         purchase_id: u64,
         round: u64,
+    },
+    /// A build of the page, by its row id.
+    Page {
+        id: u64,
     },
 }
 

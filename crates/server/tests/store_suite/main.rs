@@ -92,6 +92,7 @@ macro_rules! all_cases {
                 the_log_records_each_commitment_then_its_sales,
                 concurrent_sequencers_log_every_sale_once,
                 cosignatures_are_served_with_their_checkpoint,
+                each_build_of_the_page_is_logged_once,
                 purchases_are_paid_logged_then_dealt_by_the_rule,
                 a_purchase_waiting_for_its_round_holds_back_its_block,
                 two_dealers_deal_each_purchase_once,

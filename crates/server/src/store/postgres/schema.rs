@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0009_purchases.sql"),
     include_str!("../../../migrations/postgres/0010_wallet_purchases.sql"),
     include_str!("../../../migrations/postgres/0011_evicted_sessions.sql"),
+    include_str!("../../../migrations/postgres/0012_page_builds.sql"),
 ];
 
 /// The advisory lock key of migrations (any constant shared by all servers).

@@ -6,6 +6,7 @@ use super::text as q;
 use super::{query, query_one, query_opt, Conn};
 use crate::store::public_log::{LogAppend, RecordSource, ServedCheckpoint, Unlogged};
 use crate::store::{corrupt, StoreResult};
+use eldorado_engine::transparency::PageBuild;
 use eldorado_engine::{Hash, SignedCommitment};
 
 /// Run in one snapshot: see [`Unlogged`].
@@ -22,12 +23,43 @@ pub fn unlogged<C: Conn + ?Sized>(conn: &mut C, max_sales: u32) -> StoreResult<U
         &[max_sales.into()],
         decode::purchase,
     )?;
+    let pages = query(conn, &q::UNLOGGED_PAGES, &[], |r| {
+        let page = PageBuild {
+            published_at_ms: r.u64(1, "page publication")?,
+            files: u32::try_from(r.u64(2, "page files")?)
+                .map_err(|_| corrupt("a page of more than 2^32 files"))?,
+            fingerprint: Hash(r.array(3, "page fingerprint")?),
+        };
+        Ok((r.u64(0, "page id")?, page))
+    })?;
     Ok(Unlogged {
         size,
         blocks,
         sales,
         purchases,
+        pages,
     })
+}
+
+/// Stores a build of the page to be logged, unless it is the newest one
+/// stored already; `true` when it was stored.
+pub fn record_page<C: Conn + ?Sized>(
+    conn: &mut C,
+    fingerprint: &Hash,
+    files: u32,
+    now_ms: u64,
+) -> StoreResult<bool> {
+    let newest = query_opt(conn, &q::NEWEST_PAGE_FINGERPRINT, &[], |r| {
+        r.array::<32>(0, "page fingerprint")
+    })?;
+    if newest == Some(fingerprint.0) {
+        return Ok(false);
+    }
+    conn.execute(
+        &q::INSERT_PAGE_BUILD,
+        &[fingerprint.0[..].into(), files.into(), int(now_ms)?],
+    )?;
+    Ok(true)
 }
 
 /// Writes one sequencer pass; `false` (and nothing written) when the log
@@ -60,6 +92,9 @@ pub fn append<C: Conn + ?Sized>(
                 &q::SET_PURCHASE_LOG_INDEX,
                 &[index, int(round)?, int(purchase_id)?],
             )?,
+            RecordSource::Page { id } => {
+                conn.execute(&q::SET_PAGE_LOG_INDEX, &[index, int(id)?])?
+            }
         };
         // Only the sequencer that advanced the size gets here, so a record
         // already logged means the pass read a stale snapshot: undo it all.

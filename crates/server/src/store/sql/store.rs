@@ -563,6 +563,11 @@ impl<B: Backend> Store for SqlStore<B> {
             .transaction(|c| super::public_log::append(c, append, now_ms))
     }
 
+    fn log_record_page(&self, fingerprint: &Hash, files: u32, now_ms: u64) -> StoreResult<bool> {
+        self.backend
+            .transaction(|c| super::public_log::record_page(c, fingerprint, files, now_ms))
+    }
+
     fn log_hashes(&self, indexes: &[u64]) -> StoreResult<Vec<Hash>> {
         self.backend.read(|c| super::public_log::hashes(c, indexes))
     }

@@ -119,6 +119,12 @@ texts! {
     LOG_ADVANCE = "UPDATE log_tree SET size = $1 WHERE id = 1 AND size = $2";
     INSERT_LOG_RECORD = "INSERT INTO log_records (idx, leaf) VALUES ($1, $2)";
     SET_BLOCK_LOG_INDEX = "UPDATE blocks SET log_index = $1 WHERE id = $2 AND log_index IS NULL";
+    UNLOGGED_PAGES = "SELECT id, published_at_ms, files, fingerprint FROM page_builds \
+                      WHERE log_index IS NULL ORDER BY id";
+    SET_PAGE_LOG_INDEX = "UPDATE page_builds SET log_index = $1 WHERE id = $2 AND log_index IS NULL";
+    NEWEST_PAGE_FINGERPRINT = "SELECT fingerprint FROM page_builds ORDER BY id DESC LIMIT 1";
+    INSERT_PAGE_BUILD = "INSERT INTO page_builds (fingerprint, files, published_at_ms) \
+                         VALUES ($1, $2, $3)";
     SET_SALE_LOG_INDEX = "UPDATE sales SET log_index = $1 WHERE sale_id = $2 AND log_index IS NULL";
     SET_PURCHASE_LOG_INDEX = "UPDATE purchases SET log_index = $1, round = $2 \
                               WHERE purchase_id = $3 AND log_index IS NULL";

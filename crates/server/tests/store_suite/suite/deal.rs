@@ -65,6 +65,7 @@ fn replay_log(store: &dyn Store) -> u64 {
                 assert!(matches!(dealt, Replayed::ByRule { .. }));
                 by_rule += 1;
             }
+            LogEntry::Page { .. } => panic!("no page in this store"),
         }
     }
     assert_eq!(replay.waiting().count(), 0);

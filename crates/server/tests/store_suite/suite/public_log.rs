@@ -208,3 +208,59 @@ pub fn cosignatures_are_served_with_their_checkpoint(backend: &impl Backend) {
     .unwrap();
     assert_eq!(checked.witnesses, ["witness.test"]);
 }
+
+pub fn each_build_of_the_page_is_logged_once(backend: &impl Backend) {
+    use eldorado_engine::transparency::PageBuild;
+    let store = backend.open();
+    let first = Hash([1; 32]);
+    let second = Hash([2; 32]);
+    assert!(store.log_record_page(&first, 21, START_MS).unwrap());
+    // A server starting again with the same build, or a second server
+    // with it, adds nothing.
+    assert!(!store.log_record_page(&first, 21, START_MS + 1).unwrap());
+    assert_eq!(
+        pass(&*store, 100),
+        Sequenced::Appended {
+            size: 1,
+            more: false
+        }
+    );
+    assert!(!store.log_record_page(&first, 21, START_MS + 2).unwrap());
+    assert_eq!(pass(&*store, 100), Sequenced::Idle);
+    // Another build is logged; going back to the first one is too, since
+    // it is not the newest any more.
+    assert!(store.log_record_page(&second, 22, START_MS + 3).unwrap());
+    assert!(store.log_record_page(&first, 21, START_MS + 4).unwrap());
+    assert_eq!(
+        pass(&*store, 100),
+        Sequenced::Appended {
+            size: 3,
+            more: false
+        }
+    );
+    let pages: Vec<PageBuild> = store
+        .log_leaves(0, 3)
+        .unwrap()
+        .iter()
+        .map(|leaf| {
+            let entry = LogEntry::parse(leaf).unwrap();
+            entry.verify(&key().verifying_key()).unwrap();
+            match entry {
+                LogEntry::Page { page, .. } => page,
+                other => panic!("a page record, not {other:?}"),
+            }
+        })
+        .collect();
+    let seen: Vec<_> = pages
+        .iter()
+        .map(|p| (p.fingerprint, p.files, p.published_at_ms))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (first, 21, START_MS),
+            (second, 22, START_MS + 3),
+            (first, 21, START_MS + 4)
+        ]
+    );
+}
