@@ -3,7 +3,8 @@
 # scripts/build-web.sh) weighs more than its ceiling as served, gzip: the
 # page (which carries the module), its icon, stylesheet and scripts, each counted as the .gz
 # form scripts/hash-web.sh stores beside it and the server sends as it is
-# (the icon, not precompressed, at gzip -6). So the bundle cannot grow
+# (the icon, not precompressed, at gzip -6), and the page's trust policy
+# once scripts/page-policy.sh wrote it (sent as it is, not compressed). So the bundle cannot grow
 # unnoticed. Prints each file raw, at gzip -6, as served (gzip) and as
 # brotli (.br, what a browser accepting it is sent).
 #   scripts/check-web-size.sh        (after scripts/build-web.sh)
@@ -18,9 +19,11 @@ total6=0; served=0; brotli=0
 # The files the page's head names (the module among them when the page
 # does not carry it, scripts/hash-web.sh), each once.
 named=$(sed -n '1,/<\/head>/p' "$page" | grep -o 'www/pkg/[^"]*')
-for f in $(printf '%s\n' "$page" www/icon.svg $named | awk '!seen[$0]++'); do
+policy=www/pkg/page-policy.json
+[ -f "$policy" ] || policy=
+for f in $(printf '%s\n' "$page" www/icon.svg $named $policy | awk '!seen[$0]++'); do
     raw=$(wc -c <"$f"); g6=$(gzip -6 -c "$f" | wc -c)
-    if [ -f "$f.gz" ]; then wire=$(wc -c <"$f.gz"); else wire=$g6; fi
+    if [ -f "$f.gz" ]; then wire=$(wc -c <"$f.gz"); elif [ "$f" = "$policy" ]; then wire=$raw; else wire=$g6; fi
     if [ -f "$f.br" ]; then br=$(wc -c <"$f.br"); else br=$g6; fi
     total6=$((total6 + g6)); served=$((served + wire)); brotli=$((brotli + br))
     printf "%-46s %8d raw %8d gz-6 %8d served %8d br\n" "$f" "$raw" "$g6" "$wire" "$br"

@@ -184,6 +184,7 @@ pub fn config(public_key_hex: &str) -> Config {
             quorum: 0,
         },
         dealing: None,
+        page: Some("fb5feaa94ed927ecd334675bcdce646e2c441f095b683adc2a17c09959cdcae1".to_owned()),
     }
 }
 

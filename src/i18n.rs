@@ -257,6 +257,8 @@ pub struct Texts {
     pub balance_reread: &'static str,
     pub play_money: &'static str,
     pub key_label: &'static str,
+    /// Before the served page's fingerprint, in the verification details.
+    pub page_label: &'static str,
     /// Built in, launch address, server.
     pub key_sources: [&'static str; 3],
     pub key_mismatch: &'static str,
@@ -339,6 +341,7 @@ pub static FR: Texts = Texts {
     balance_reread: "Le solde affiché est celui relu auprès du serveur.",
     play_money: "Jeu gratuit — argent fictif",
     key_label: "Clé de l'opérateur :",
+    page_label: "page :",
     key_sources: [
         "fixée dans ce jeu lors de sa construction.",
         "fixée par l'adresse de lancement du jeu (paramètre key).",
@@ -423,6 +426,7 @@ pub static EN: Texts = Texts {
     balance_reread: "The balance shown was read again from the server.",
     play_money: "Free play — no real money",
     key_label: "Operator key:",
+    page_label: "page:",
     key_sources: [
         "pinned into this game when it was built.",
         "pinned by the game's launch address (key parameter).",

@@ -261,6 +261,8 @@ async fn a_pinned_key_that_agrees_is_shown_by_its_fingerprint() {
     let key = parse_public_key(&hex).unwrap();
     assert!(line.contains(&fingerprint(&key)), "{line}");
     assert!(line.contains("launch address"), "{line}");
+    // The build the server serves, by its fingerprint's first digits.
+    assert!(line.ends_with(" · page: fb5feaa94ed927ec"), "{line}");
 }
 
 #[wasm_bindgen_test]

@@ -125,15 +125,18 @@ impl Inner {
         self.beacon.set(beacon.map(|b| b.key));
         self.beacon_schedule.set(beacon.map(|b| b.clock));
         let t = self.lang.texts();
-        set_text(
-            &self.ui.badge_key,
-            &format!(
-                "{} {} — {}",
-                t.key_label,
-                fingerprint(&operator.key),
-                self.lang.key_source(operator.source)
-            ),
+        let mut key_line = format!(
+            "{} {} — {}",
+            t.key_label,
+            fingerprint(&operator.key),
+            self.lang.key_source(operator.source)
         );
+        // The build the server says it serves, to compare with the page
+        // records of the public log (docs/PROTOCOL.md §9).
+        if let Some(page) = config.page.as_deref().and_then(page_fingerprint) {
+            key_line.push_str(&format!(" · {} {page}", t.page_label));
+        }
+        set_text(&self.ui.badge_key, &key_line);
         // The rules panel shows the engine's figures; the server's are only
         // compared with them, and a difference is a failed check.
         let figures = mismatches(&config);
@@ -226,6 +229,11 @@ fn is_gone(error: &NetError) -> bool {
             ..
         }
     )
+}
+
+/// The first 16 digits of a page fingerprint (64 hex digits), as shown.
+fn page_fingerprint(hex: &str) -> Option<&str> {
+    (hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then(|| &hex[..16])
 }
 
 /// The server's configuration and the built page's policy, fetched side

@@ -30,6 +30,11 @@ pub struct Config {
     /// when sales take their block's next ticket.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dealing: Option<crate::beacon::Dealing>,
+    /// The fingerprint of the page this server serves, in lowercase hex
+    /// (docs/PROTOCOL.md §9, "The page on the record"); absent when it
+    /// serves none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
 }
 
 impl Config {

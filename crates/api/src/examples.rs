@@ -41,7 +41,8 @@ pub fn config() -> Value {
             "genesis_time_ms": 0,
             "period_ms": 500,
             "lead_ms": 1000
-        }
+        },
+        "page": "fb5feaa94ed927ecd334675bcdce646e2c441f095b683adc2a17c09959cdcae1"
     })
 }
 

@@ -11,7 +11,7 @@ use eldorado_e2e::browser::{Browser, PageState};
 use eldorado_e2e::expect::{money, Lang, ON_RECORD};
 use eldorado_e2e::paths;
 use eldorado_e2e::proxy::{Rule, TamperProxy};
-use eldorado_e2e::server::{witness, Server};
+use eldorado_e2e::server::{witness, Server, WITNESS_NAME};
 use eldorado_engine::commit::signing_key_from_secret;
 use eldorado_engine::transparency::{sign_checkpoint, Cosigner};
 use eldorado_engine::Hash;
@@ -167,6 +167,76 @@ async fn a_server_naming_a_witness_of_its_own_is_not_played() {
     let token = demo_token(&browser).await;
     assert!(server.api.history(&token, 1).await.is_empty());
     browser.close().await;
+}
+
+/// A fork the witness never cosigned, shown to a fresh profile (which has
+/// no checkpoint of its own to compare with): once with no cosignature,
+/// once with the witness's genuine cosignature of the real checkpoint
+/// copied under it. Either way nothing is bought, and the reason is the
+/// checkpoint's signatures.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn an_uncosigned_fork_and_a_replayed_cosignature_are_refused() {
+    paths::check_web_bundle();
+    let server = Server::start_with(
+        "uncosigned",
+        |_| vec!["--demo".into(), "--demo-seed".into(), SEED.to_string()],
+        &[],
+    )
+    .await;
+    for replayed in [false, true] {
+        let operator = server.operator_key();
+        let forge = move |genuine: &str| {
+            let mut lines = genuine.lines();
+            let origin = lines.next().expect("an origin line");
+            let size: u64 = lines.next().and_then(|l| l.parse().ok()).expect("a size");
+            let note = sign_checkpoint(origin, size, &Hash([0xcd; 32]), &operator).expect("signed");
+            let mut note = String::from_utf8(note).expect("text");
+            if replayed {
+                // The witness's line for the genuine tree, under another one.
+                let cosignature = genuine
+                    .lines()
+                    .find(|l| l.starts_with(&format!("— {WITNESS_NAME} ")))
+                    .expect("the genuine checkpoint is cosigned");
+                note.push_str(cosignature);
+                note.push('\n');
+            }
+            note
+        };
+        let proxy = TamperProxy::with_rules(
+            &server.base,
+            vec![Rule::text(Method::GET, "/api/log/checkpoint", forge)],
+        )
+        .await;
+        let tag = if replayed {
+            "replayed-cosignature"
+        } else {
+            "uncosigned-fork"
+        };
+        let browser = Browser::start(tag).await;
+        browser.goto(&format!("{}/", proxy.base)).await;
+        browser
+            .wait("the game through the proxy", |s| {
+                s.ready_to_play() && s.balance.is_some()
+            })
+            .await;
+        browser.click(PLAY).await;
+        let notice = browser.refusal_notice().await;
+        browser.screenshot(tag).await;
+        assert_eq!(
+            notice.reason,
+            "commitment: the checkpoint is not signed by the log and cosigned by the pinned witnesses",
+            "{notice:?}"
+        );
+        assert!(notice.text.contains("rien n'a été acheté"), "{notice:?}");
+        assert!(proxy.tampered() >= 1);
+        let token = demo_token(&browser).await;
+        assert!(
+            server.api.history(&token, 1).await.is_empty(),
+            "nothing was bought"
+        );
+        browser.close().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

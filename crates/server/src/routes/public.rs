@@ -52,6 +52,7 @@ pub async fn config(State(state): State<AppState>) -> Json<Config> {
         portal_origins: state.config.portal_origins(),
         log: state.log.config(),
         dealing: state.dealer.as_ref().map(|d| d.announcement().clone()),
+        page: state.page.fingerprint().map(|f| hex::encode(f.0)),
     })
 }
 
