@@ -2,8 +2,8 @@
 //! `eldorado beacon`. Every sale is bought, logged, then dealt by a later
 //! round; `eldorado log audit` re-deals every one and passes, and refuses
 //! the same log against another beacon. A beacon outage leaves a paid
-//! purchase waiting (DEAL_PENDING); a server killed meanwhile deals it
-//! after its restart, to the cent.
+//! purchase waiting (DEAL_PENDING); a server killed meanwhile starts again
+//! during the outage and deals it once the beacon is back, to the cent.
 
 use eldorado_api::SaleResponse;
 use eldorado_engine::deal::{verify_evidence, BeaconKey, EvidenceError};
@@ -336,9 +336,19 @@ fn a_purchase_waits_out_a_beacon_outage_and_a_crash_then_is_dealt_to_the_cent() 
         text(&refused)
     );
 
+    // Started again while the beacon is still down: on the beacon's
+    // schedule as it last read it, it serves at once, and the purchase
+    // still waits for its round.
+    assert!(data.join("beacon-schedule.json").is_file());
+    let restarted = serve(&data, addr, beacon_addr, &key);
+    let still = player.buy("during-outage");
+    assert_eq!(still.status(), 503);
+    let body: Value = read(still);
+    assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
+    assert_eq!(player.balance(), after_first - 50, "paid once");
+
     let (_beacon, same_key) = beacon(&beacon_key, beacon_addr);
     assert_eq!(same_key, key);
-    let restarted = serve(&data, addr, beacon_addr, &key);
     let dealt = sold(player.buy("during-outage"));
     let second = dealt.sale.sale.ticket.prize_cents;
     assert_eq!(

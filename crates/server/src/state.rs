@@ -142,7 +142,9 @@ impl AppState {
     /// each kind of money served.
     pub async fn start(config: Config) -> Result<AppState, StartError> {
         let dealer = match &config.dealing {
-            Some(dealing) => Some(Arc::new(Dealer::connect_patiently(dealing).await?)),
+            Some(dealing) => Some(Arc::new(
+                Dealer::connect_patiently(dealing, &config.data_dir).await?,
+            )),
             None => None,
         };
         tokio::task::spawn_blocking(move || {
@@ -180,6 +182,9 @@ impl AppState {
             path: dir.display().to_string(),
             source,
         })?;
+        if let Some(dealer) = &dealer {
+            dealer.keep_schedule(dir);
+        }
         // Before anything is counted: what is recorded earlier is lost.
         crate::metrics::handle();
         let database = config.database();

@@ -41,11 +41,13 @@ pub struct BeaconClient {
 }
 
 impl BeaconClient {
-    /// Reads the beacon's `/info` and checks it is the pinned key's.
-    pub async fn connect(
+    /// A client of the beacon at `base` whose rounds come on `schedule`,
+    /// without asking it anything yet.
+    pub fn with_schedule(
         base: &str,
         pinned: &[u8; BEACON_KEY_LEN],
         timeout: Duration,
+        schedule: BeaconClock,
     ) -> Result<BeaconClient, BeaconClientError> {
         let mut base =
             url::Url::parse(base).map_err(|e| BeaconClientError::Decode(e.to_string()))?;
@@ -56,8 +58,27 @@ impl BeaconClient {
             .timeout(timeout)
             .build()
             .map_err(|e| BeaconClientError::Http(e.to_string()))?;
-        let key = BeaconKey::from_bytes(pinned)?;
-        let info: BeaconInfo = get_json(&http, &base, "info")
+        Ok(BeaconClient {
+            base,
+            key: BeaconKey::from_bytes(pinned)?,
+            schedule,
+            http,
+            rounds: Mutex::new(BTreeMap::new()),
+        })
+    }
+
+    /// Reads the beacon's `/info` and checks it is the pinned key's.
+    pub async fn connect(
+        base: &str,
+        pinned: &[u8; BEACON_KEY_LEN],
+        timeout: Duration,
+    ) -> Result<BeaconClient, BeaconClientError> {
+        let unread = BeaconClock {
+            genesis_ms: 0,
+            period_ms: 1,
+        };
+        let mut client = BeaconClient::with_schedule(base, pinned, timeout, unread)?;
+        let info: BeaconInfo = get_json(&client.http, &client.base, "info")
             .await?
             .ok_or(BeaconClientError::Status(404))?;
         if info.scheme_id != BEACON_SCHEME {
@@ -69,16 +90,11 @@ impl BeaconClient {
             });
         }
         let (genesis_ms, period_ms) = info.schedule_ms().ok_or(BeaconClientError::NoPeriod)?;
-        Ok(BeaconClient {
-            base,
-            key,
-            schedule: BeaconClock {
-                genesis_ms,
-                period_ms,
-            },
-            http,
-            rounds: Mutex::new(BTreeMap::new()),
-        })
+        client.schedule = BeaconClock {
+            genesis_ms,
+            period_ms,
+        };
+        Ok(client)
     }
 
     pub fn schedule(&self) -> BeaconClock {

@@ -13,6 +13,7 @@
 //! is down only delays deals: no purchase is ever dealt from another round.
 
 mod beacon_client;
+pub mod known_schedule;
 mod waiting;
 
 pub use beacon_client::{BeaconClient, BeaconClientError};
@@ -35,6 +36,8 @@ pub const START_PATIENCE: Duration = Duration::from_secs(30);
 
 pub struct Dealer {
     beacon: BeaconClient,
+    /// The pinned key, which the kept schedule is filed under.
+    beacon_key: [u8; eldorado_engine::deal::BEACON_KEY_LEN],
     /// What `/api/config` says of the beacon; its `lead_ms` is the lead.
     announcement: eldorado_api::beacon::Dealing,
     wait: Duration,
@@ -55,9 +58,28 @@ impl Dealer {
             config.beacon_timeout,
         )
         .await?;
+        Ok(Dealer::with_beacon(config, beacon))
+    }
+
+    /// A dealer whose beacon has not answered yet, on the schedule this
+    /// server last read from it ([`known_schedule`]).
+    pub fn on_known_schedule(
+        config: &DealingConfig,
+        schedule: eldorado_engine::deal::BeaconClock,
+    ) -> Result<Dealer, BeaconClientError> {
+        let beacon = BeaconClient::with_schedule(
+            &config.beacon_url,
+            &config.beacon_key,
+            config.beacon_timeout,
+            schedule,
+        )?;
+        Ok(Dealer::with_beacon(config, beacon))
+    }
+
+    fn with_beacon(config: &DealingConfig, beacon: BeaconClient) -> Dealer {
         let lead_ms = u64::try_from(config.lead.as_millis()).unwrap_or(u64::MAX);
         let schedule = beacon.schedule();
-        Ok(Dealer {
+        Dealer {
             announcement: eldorado_api::beacon::Dealing {
                 beacon_url: config.beacon_url.clone(),
                 public_key: hex::encode(config.beacon_key),
@@ -66,11 +88,12 @@ impl Dealer {
                 lead_ms,
             },
             beacon,
+            beacon_key: config.beacon_key,
             wait: config.wait,
             poll: config.poll,
             dealt: watch::channel(0).0,
             waiting: waiting::Waiting::default(),
-        })
+        }
     }
 
     /// What `/api/config` says of the beacon.
@@ -78,22 +101,47 @@ impl Dealer {
         &self.announcement
     }
 
-    /// [`Dealer::connect`], asked again every half second for up to
-    /// [`START_PATIENCE`] while the beacon does not answer (it may be
-    /// starting beside the server); a beacon that answers with another key
-    /// or scheme is refused at once.
-    pub async fn connect_patiently(config: &DealingConfig) -> Result<Dealer, BeaconClientError> {
+    /// [`Dealer::connect`]; while the beacon does not answer, a server
+    /// that read its schedule before (`data_dir`'s [`known_schedule`])
+    /// starts on it at once, and one that never did asks again every half
+    /// second for up to [`START_PATIENCE`] (the beacon may be starting
+    /// beside it). A beacon that answers with another key or scheme is
+    /// refused at once.
+    pub async fn connect_patiently(
+        config: &DealingConfig,
+        data_dir: &std::path::Path,
+    ) -> Result<Dealer, BeaconClientError> {
         let deadline = tokio::time::Instant::now() + START_PATIENCE;
+        let known = known_schedule::load(data_dir, &config.beacon_key);
         loop {
             match Dealer::connect(config).await {
-                Err(e @ (BeaconClientError::Http(_) | BeaconClientError::Status(_)))
-                    if tokio::time::Instant::now() < deadline =>
-                {
+                Err(e @ (BeaconClientError::Http(_) | BeaconClientError::Status(_))) => {
+                    if let Some(schedule) = known {
+                        tracing::warn!(
+                            error = %e,
+                            "the beacon does not answer: starting on its schedule as last read \
+                             ({}); purchases are dealt once it answers",
+                            known_schedule::FILE
+                        );
+                        return Dealer::on_known_schedule(config, schedule);
+                    }
+                    if tokio::time::Instant::now() >= deadline {
+                        return Err(e);
+                    }
                     tracing::warn!(error = %e, "the beacon does not answer yet; asking again");
                     tokio::time::sleep(Duration::from_millis(500)).await;
                 }
                 answer => return answer,
             }
+        }
+    }
+
+    /// Keeps the beacon's schedule in `data_dir` for a start while it is
+    /// down; a failure to write it only loses that.
+    pub fn keep_schedule(&self, data_dir: &std::path::Path) {
+        let schedule = self.beacon.schedule();
+        if let Err(e) = known_schedule::save(data_dir, &self.beacon_key, schedule) {
+            tracing::warn!(error = %e, "the beacon's schedule could not be kept");
         }
     }
 
