@@ -54,6 +54,13 @@ mod tests {
     use eldorado_engine::deal::{BeaconError, BeaconKey};
 
     #[test]
+    fn the_secret_is_read_little_endian_as_the_protocol_says() {
+        // docs/PROTOCOL.md §10, recomputed there with py_ecc.
+        let key = hex::encode(Signer::from_secret([1; 32]).public_key());
+        assert!(key.starts_with("89037a7984f492916439e9b1ce0e3087"), "{key}");
+    }
+
+    #[test]
     fn the_engine_verifies_what_the_signer_signs_and_nothing_else() {
         let signer = Signer::from_secret([3; 32]);
         let key = BeaconKey::from_bytes(&signer.public_key()).unwrap();
