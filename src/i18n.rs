@@ -74,7 +74,10 @@ impl Lang {
 
     pub fn you_get_extras(self, extras: u8) -> String {
         match (self, extras) {
-            (Lang::Fr, _) => around("Vous obtenez ", extras.into(), " Extra"),
+            // The regulation's « Vous obtenez x Extra », agreed in number
+            // as it writes « étapes Extras » itself.
+            (Lang::Fr, 0 | 1) => around("Vous obtenez ", extras.into(), " Extra"),
+            (Lang::Fr, _) => around("Vous obtenez ", extras.into(), " Extras"),
             (Lang::En, 1) => "You get 1 Extra".to_owned(),
             (Lang::En, _) => around("You get ", extras.into(), " Extras"),
         }
@@ -98,7 +101,7 @@ impl Lang {
     pub fn extras_left(self, left: u8) -> String {
         match (self, left) {
             (Lang::Fr, 0 | 1) => around("", left.into(), " Extra restant"),
-            (Lang::Fr, _) => around("", left.into(), " Extra restants"),
+            (Lang::Fr, _) => around("", left.into(), " Extras restants"),
             (Lang::En, 1) => "1 Extra left".to_owned(),
             (Lang::En, _) => around("", left.into(), " Extras left"),
         }
@@ -500,7 +503,7 @@ mod tests {
     fn dynamic_texts() {
         assert_eq!(Lang::Fr.you_win(150), "Vous gagnez 1,50\u{A0}€");
         assert_eq!(Lang::En.you_win(150), "You win €1.50");
-        assert_eq!(Lang::Fr.you_get_extras(2), "Vous obtenez 2 Extra");
+        assert_eq!(Lang::Fr.you_get_extras(2), "Vous obtenez 2 Extras");
         assert_eq!(Lang::En.you_get_extras(1), "You get 1 Extra");
         assert_eq!(
             Lang::Fr.grid_result("Grille Extra 1 / 2", 0),
@@ -515,7 +518,7 @@ mod tests {
         assert_eq!(Lang::En.extras_left(0), "0 Extras left");
         assert_eq!(Lang::Fr.extras_left(0), "0 Extra restant");
         assert_eq!(Lang::Fr.extras_left(1), "1 Extra restant");
-        assert_eq!(Lang::Fr.extras_left(12), "12 Extra restants");
+        assert_eq!(Lang::Fr.extras_left(12), "12 Extras restants");
         assert_eq!(Lang::Fr.you_get_extras(1), "Vous obtenez 1 Extra");
         assert_eq!(Lang::En.you_get_extras(10), "You get 10 Extras");
         assert!(Lang::Fr

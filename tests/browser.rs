@@ -203,7 +203,14 @@ async fn play_win_debits_then_credits_after_the_reveal() {
         format!("51,00{NBSP}€"),
         "prize shown once revealed"
     );
-    assert!(text(&root, ".eld-live").contains("Gagné"));
+    // The outcome, then the symbols that made it.
+    let live = text(&root, ".eld-live");
+    assert!(live.contains("Gagné"), "{live}");
+    assert!(
+        live.contains("Ligne 1 : pyramide, pyramide, "),
+        "the symbols are said too: {live}"
+    );
+    assert!(live.find("Gagné") < live.find("Ligne 1"), "{live}");
     assert_eq!(backend.state.borrow().revealed.get(&1), Some(&1));
 
     // A loss shows no window.
@@ -231,7 +238,7 @@ async fn play_with_extras() {
     })
     .await;
     assert_eq!(app.game().popup(), Some(Popup::Extras(2)));
-    assert_eq!(text(&root, ".eld-popup-text"), "Vous obtenez 2 Extra");
+    assert_eq!(text(&root, ".eld-popup-text"), "Vous obtenez 2 Extras");
     assert_eq!(
         text(&root, ".eld-play"),
         "Extra",

@@ -303,7 +303,7 @@ async fn self_exclusion_says_what_it_will_do_and_waits_for_a_confirmation() {
     assert!(choice
         .text_content()
         .unwrap()
-        .contains("Définitif : ne peut être ni annulé ni raccourci"));
+        .contains("Irrévocable : ne peut être ni annulée ni raccourcie"));
     // Its name is its visible text: no aria-label that differs from it.
     assert_eq!(choice.get_attribute("aria-label"), None);
     // The choice only says what will happen; nothing is sent yet.
@@ -313,6 +313,12 @@ async fn self_exclusion_says_what_it_will_do_and_waits_for_a_confirmation() {
     let preview = text(&root, ".eld-exclusion-confirm-text");
     assert!(preview.contains("jusqu'au"), "{preview}");
     assert!(preview.contains("ni annulée ni raccourcie"), "{preview}");
+    // « jusqu'au 09/12/2026 à 10:48 »: the day, then its time, as a
+    // sentence says it.
+    let moment = preview.split("jusqu'au ").nth(1).unwrap_or_default();
+    let (day, time) = moment.split_once(" à ").expect("a day « à » a time");
+    assert_eq!(day.matches('/').count(), 2, "{preview}");
+    assert_eq!(time.get(2..3), Some(":"), "{preview}");
     assert!(backend.state.borrow().exclusion_requests.is_empty());
     // Cancelled: nothing sent, the focus back on the choice.
     click(&root, ".eld-exclude-cancel");
@@ -388,6 +394,44 @@ async fn self_exclusion_says_what_it_will_do_and_waits_for_a_confirmation() {
 }
 
 // ---------------------------------------------------------------- refusals
+
+/// A limit's refusal, then a self-exclusion: the exclusion says why
+/// nothing can be bought, the refusal is no longer shown under it, and no
+/// stake can be chosen.
+#[wasm_bindgen_test]
+async fn an_exclusion_replaces_a_limits_refusal_and_bars_the_stakes() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    backend.state.borrow_mut().refuse_sales = Some(NetError::Protection(Refusal::Limit {
+        limit: LimitReached {
+            kind: LimitKind::WeeklyStake,
+            limit_cents: 1000,
+            used_cents: 950,
+            frees_at_ms: 1_767_225_600_000,
+        },
+        stake_cents: None,
+    }));
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    click(&root, ".eld-play");
+    wait_for("the refusal", || !query(&root, ".eld-notice").hidden()).await;
+    assert!(query(&root, ".eld-stake[data-stake=\"100\"]")
+        .get_attribute("disabled")
+        .is_none());
+    click(&root, ".eld-limits-open");
+    click(&root, ".eld-exclude[data-days=\"1\"]");
+    click(&root, ".eld-exclude-confirm");
+    wait_for("play barred", || play_disabled(&root)).await;
+    click(&root, ".eld-limits-close");
+    assert!(!query(&root, ".eld-guard-status").hidden());
+    assert!(
+        query(&root, ".eld-notice").hidden(),
+        "the old refusal is gone"
+    );
+    for stake in ["50", "100", "200"] {
+        let button = query(&root, &format!(".eld-stake[data-stake=\"{stake}\"]"));
+        assert!(button.get_attribute("disabled").is_some(), "stake {stake}");
+    }
+}
 
 #[wasm_bindgen_test]
 async fn limit_reached_says_the_limit_the_use_and_when_room_frees_up() {

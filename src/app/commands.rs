@@ -284,7 +284,12 @@ impl Inner {
             }
             Command::Announce(announcement) => {
                 this.post_announcement(&announcement);
-                let text = this.announcement_text(&announcement);
+                let mut text = this.announcement_text(&announcement);
+                // The outcome first, then the symbols that made it.
+                if let Some(symbols) = this.live_symbols.take() {
+                    text.push(' ');
+                    text.push_str(&symbols);
+                }
                 // Cleared first, so the same sentence twice is spoken twice.
                 this.ui.live.set_text_content(None);
                 this.ui.live.set_text_content(Some(&text));
@@ -489,11 +494,14 @@ impl Inner {
         let commands = self.game.borrow_mut().reveal_done(grid);
         if let Some(text) = &description {
             // The board's name carries the grid, for whoever asks for it
-            // (focusing the board); the outcome and Extras announcements
-            // are said first and briefly. An Extra grid that ends nothing
-            // is still read out, cell by cell.
+            // (focusing the board); the live region says it too, after the
+            // outcome or Extras announced, so that nobody has to go to the
+            // board to hear the symbols. An Extra grid that ends nothing is
+            // read out alone, cell by cell.
             self.describe_board(Some(text));
-            if !commands.iter().any(|c| matches!(c, Command::Announce(_))) {
+            if commands.iter().any(|c| matches!(c, Command::Announce(_))) {
+                self.live_symbols.replace(Some(text.clone()));
+            } else {
                 self.ui.live.set_text_content(Some(text));
             }
         }
@@ -580,7 +588,6 @@ impl Inner {
         let lang = self.lang;
         match announcement {
             Announcement::Refused { stake, balance } => lang.insufficient_funds(*stake, *balance),
-            // The result alone: the grid's symbols are the board's name.
             Announcement::Extras(n) => format!("{}.", lang.you_get_extras(*n)),
             Announcement::ExtraGrid { grid, of, cents } => {
                 let name = lang.extra_grid_name(*grid, *of);

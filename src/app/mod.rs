@@ -108,6 +108,9 @@ struct Inner {
     page_watch: RefCell<Option<Watcher>>,
     /// The portal closed the game: nothing more happens.
     closed: Cell<bool>,
+    /// The symbols of the grid whose reveal just ended, said after the
+    /// outcome or Extras it announces.
+    live_symbols: RefCell<Option<String>>,
     /// Player protection: notices, session clock, limits, reality check.
     guard: protection::Guard,
     rules: Cell<rules::RulesPage>,
@@ -188,6 +191,7 @@ impl App {
             posted_height: Cell::new(None),
             page_watch: RefCell::new(None),
             closed: Cell::new(false),
+            live_symbols: RefCell::new(None),
             guard,
             rules: Cell::new(rules::RulesPage::NotLoaded),
             rules_opener: RefCell::new(None),

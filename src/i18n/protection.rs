@@ -100,7 +100,7 @@ pub static FR: ProtectionTexts = ProtectionTexts {
         "30 jours",
         "Jusqu'à levée par l'opérateur",
     ],
-    irreversible: "Définitif : ne peut être ni annulé ni raccourci",
+    irreversible: "Irrévocable : ne peut être ni annulée ni raccourcie",
     exclusion_confirm: "Confirmer mon exclusion",
     exclusion_cancel: "Annuler",
     exclusion_longer: "Une exclusion en cours ne peut qu'être prolongée : la vôtre dure déjà plus longtemps que ce choix.",
@@ -158,7 +158,7 @@ pub static EN: ProtectionTexts = ProtectionTexts {
         "30 days",
         "Until the operator lifts it",
     ],
-    irreversible: "Final: cannot be undone or shortened",
+    irreversible: "Irrevocable: cannot be undone or shortened",
     exclusion_confirm: "Confirm my exclusion",
     exclusion_cancel: "Cancel",
     exclusion_longer: "An exclusion in force can only be lengthened: yours already lasts longer than this choice.",
@@ -195,6 +195,14 @@ impl Lang {
     }
 
     /// A limit change waiting for its 48 hours.
+    /// A day and a time of it, as one moment.
+    pub fn date_at(self, day: &str, time: &str) -> String {
+        match self {
+            Lang::Fr => format!("{day} à {time}"),
+            Lang::En => format!("{day} at {time}"),
+        }
+    }
+
     pub fn pending_limit(self, cents: Option<u64>, date: &str) -> String {
         match (self, cents) {
             (Lang::Fr, Some(c)) => format!(

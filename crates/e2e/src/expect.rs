@@ -105,7 +105,10 @@ pub fn you_win(cents: u64, lang: Lang) -> String {
 }
 
 pub fn you_get_extras(extras: u8) -> String {
-    format!("Vous obtenez {extras} Extra")
+    match extras {
+        0 | 1 => format!("Vous obtenez {extras} Extra"),
+        _ => format!("Vous obtenez {extras} Extras"),
+    }
 }
 
 /// A history row's result cell.

@@ -213,8 +213,8 @@ impl Game<'_> {
             text: expect::you_win(ticket.prize_cents, Lang::Fr),
         });
         assert_eq!(end.popup, popup, "window after ticket {}", ticket.position);
-        // The outcome is announced first and alone; the last grid's
-        // symbols are the board's description, read when asked for.
+        // The outcome is announced first, then the last grid's symbols,
+        // which are the board's description too.
         let live = end.live.as_deref().unwrap_or("");
         let outcome = if ticket.prize_cents > 0 {
             "Gagné"
@@ -223,9 +223,9 @@ impl Game<'_> {
         };
         assert!(
             live.starts_with(outcome)
-                && live.ends_with(&format!("Disponibilités : {}.", money(after, Lang::Fr)))
-                && !live.contains("Ligne"),
-            "the outcome, briefly: {live:?}"
+                && live.contains(&format!("Disponibilités : {}. ", money(after, Lang::Fr)))
+                && live.contains(spoken_grid(ticket, extras, Lang::Fr).trim_end()),
+            "the outcome, then the symbols: {live:?}"
         );
         assert!(
             end.board_label

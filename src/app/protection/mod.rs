@@ -14,7 +14,7 @@ use super::Inner;
 use crate::api::{NetError, Protection, Session};
 use crate::console::LogFailure;
 use crate::dom::{load_pref, save_pref, set_attr, set_hidden, set_text, Listener};
-use crate::game::{Game, Phase};
+use crate::game::{Game, Notice, Phase};
 use crate::i18n::Lang;
 use crate::money::format_cents;
 use crate::protection::{Exclusion, Refusal, WarningRotation};
@@ -130,19 +130,28 @@ impl Guard {
     }
 }
 
-/// A moment as the player reads it, in their language and time zone.
+/// A moment as the player reads it, in their language and time zone:
+/// « 09/12/2026 à 10:48 », "09/12/2026 at 10:48" (the browser's short
+/// forms, joined as a sentence says it rather than with a comma).
 fn format_date(lang: Lang, ms: u64) -> String {
     let date = js_sys::Date::new(&JsValue::from_f64(ms as f64));
-    let options = js_sys::Object::new();
-    for (key, value) in [("dateStyle", "short"), ("timeStyle", "short")] {
-        js_sys::Reflect::set(&options, &key.into(), &value.into())
+    let style = |key: &str| {
+        let options = js_sys::Object::new();
+        js_sys::Reflect::set(&options, &key.into(), &"short".into())
             .log_failure("setting a date format option");
-    }
+        options
+    };
     let locale = match lang {
         Lang::Fr => "fr-FR",
         Lang::En => "en-GB",
     };
-    date.to_locale_string(locale, &options).into()
+    let day: String = date
+        .to_locale_date_string(locale, &style("dateStyle"))
+        .into();
+    let time: String = date
+        .to_locale_time_string_with_options(locale, &style("timeStyle"))
+        .into();
+    lang.date_at(&day, &time)
 }
 
 /// What the player reads of a sale refused by their protection.
@@ -423,9 +432,23 @@ impl Inner {
         );
         set_hidden(&ui.panel_status, !excluded);
 
+        // An exclusion says why nothing can be bought: a limit's refusal
+        // read before it is old news under it.
+        if excluded
+            && matches!(
+                game.notice(),
+                Some(Notice::Net(NetError::Protection(Refusal::Limit { .. })))
+            )
+        {
+            set_hidden(&self.ui.notice, true);
+        }
         // Only a new ticket is barred: one already bought still reveals.
         if game.phase() == &Phase::Ready && guard.barred(now) {
             self.ui.play.set_disabled(true);
+            // No stake to choose for a ticket that cannot be bought.
+            for (_, stake) in &self.ui.stakes {
+                stake.set_disabled(true);
+            }
             set_attr(&self.ui.play, "aria-describedby", "eld-guard-status");
         } else if self.ui.play.has_attribute("aria-describedby") {
             self.ui
