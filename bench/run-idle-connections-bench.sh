@@ -30,7 +30,7 @@ BIN="$CARGO_TARGET_DIR/release/eldorado"
 ulimit -n "$(ulimit -Hn)"
 "$BIN" serve --addr "$ADDR" --data "$DATA/data" --demo > "$DATA/server.log" 2>&1 &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
+trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 600); do
   curl -sf "http://$ADDR/api/config" > /dev/null && break
   sleep 0.5
