@@ -56,6 +56,12 @@ pub enum Notice {
     /// The purchase waits for its block's commitment to be proved on the
     /// public record.
     AwaitingRecord,
+    /// Bought and paid, the ticket waits for the public draw that deals it
+    /// (`DEAL_PENDING`): asked again by itself (`asked`: the new request is
+    /// out), nothing to retry by hand.
+    AwaitingDraw {
+        asked: bool,
+    },
 }
 
 /// A window over the board.
@@ -208,6 +214,15 @@ impl Game {
     }
     pub fn balance(&self) -> u64 {
         self.balance
+    }
+    /// The balance shown: while a purchase is under way, the one verified
+    /// last less its stake (the page's own figure, nothing from the
+    /// server's answer), so that the ticket is visibly paid.
+    pub fn shown_balance(&self) -> u64 {
+        match &self.phase {
+            Phase::Buying { stake, .. } => self.balance.saturating_sub(*stake),
+            _ => self.balance,
+        }
     }
     pub fn phase(&self) -> &Phase {
         &self.phase
@@ -458,9 +473,25 @@ impl Game {
     /// The failed purchase asked again, with its key and nonce; nothing
     /// unless one failed (the player may have retried already).
     pub fn retry_purchase(&mut self) -> Vec<Command> {
-        let Phase::BuyFailed { stake, purchase } = &self.phase else {
+        let (Phase::BuyFailed { stake, purchase } | Phase::Buying { stake, purchase }) =
+            &self.phase
+        else {
             return Vec::new();
         };
+        // A purchase under way is asked again once per answer that its
+        // draw is awaited; the notice stays until the ticket comes.
+        if matches!(self.phase, Phase::Buying { .. }) {
+            let Some(Notice::AwaitingDraw { asked }) = &mut self.notice else {
+                return Vec::new();
+            };
+            if std::mem::replace(asked, true) {
+                return Vec::new();
+            }
+            return vec![Command::Buy {
+                stake: *stake,
+                purchase: purchase.clone(),
+            }];
+        }
         let (stake, purchase) = (*stake, purchase.clone());
         self.notice = None;
         self.phase = Phase::Buying {
@@ -474,6 +505,14 @@ impl Game {
         if !matches!(self.phase, Phase::Buying { .. }) {
             return Vec::new();
         }
+        // Bought and paid: the draw comes with the beacon's next rounds. The
+        // purchase stays under way, calmly, and is asked again by itself.
+        if matches!(&error, NetError::Api { code, .. } if code == "DEAL_PENDING") {
+            self.notice = Some(Notice::AwaitingDraw { asked: false });
+            return vec![Command::RetryPurchase {
+                after_ms: DRAW_RETRY_MS,
+            }];
+        }
         // Moved out rather than cloned: the phase is replaced anyway.
         let Phase::Buying { stake, purchase } = std::mem::replace(&mut self.phase, Phase::Ready)
         else {
@@ -483,8 +522,6 @@ impl Game {
             self.phase = Phase::BuyFailed { stake, purchase };
         }
         let funds = matches!(&error, NetError::Api { code, .. } if code == "INSUFFICIENT_FUNDS");
-        // Bought and paid: the draw comes with the beacon's next rounds.
-        let pending = matches!(&error, NetError::Api { code, .. } if code == "DEAL_PENDING");
         self.notice = Some(Notice::Net(error.clone()));
         let mut commands = vec![
             Command::Announce(Announcement::Failed(error)),
@@ -493,11 +530,6 @@ impl Game {
         if funds {
             // The server knows better than the figure shown: show its own.
             commands.push(Command::RefreshBalance);
-        }
-        if pending {
-            commands.push(Command::RetryPurchase {
-                after_ms: DRAW_RETRY_MS,
-            });
         }
         commands
     }

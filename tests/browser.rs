@@ -573,3 +573,45 @@ async fn french_and_english_texts() {
     let launch = Launch::from_query([("lang", "de")]);
     assert_eq!(launch.lang, Lang::Fr);
 }
+
+/// A purchase whose public draw is not published yet (`DEAL_PENDING`) is a
+/// calm wait, not a failure: the draw is said to be awaited, the stake is
+/// shown paid, no « Réessayer » is offered, and the page asks again by
+/// itself, under the same key, until the ticket comes: sold once.
+#[wasm_bindgen_test]
+async fn a_pending_draw_waits_calmly_then_shows_the_ticket() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    backend.state.borrow_mut().pending_draws = 2;
+    let (root, app) = mount(&backend, Lang::Fr);
+    ready(&app).await;
+    click(&root, ".eld-play");
+    wait_for("the wait for the draw", || {
+        query(&root, ".eld-notice")
+            .get_attribute("data-kind")
+            .as_deref()
+            == Some("draw")
+    })
+    .await;
+    assert!(!query(&root, ".eld-notice").hidden());
+    let notice = text(&root, ".eld-notice-text");
+    assert!(notice.starts_with("Tirage public en attente"), "{notice}");
+    assert!(
+        query(&root, ".eld-retry").hidden(),
+        "nothing to retry by hand"
+    );
+    assert_eq!(
+        query(&root, ".eld-play")
+            .get_attribute("data-action")
+            .as_deref(),
+        Some("buying")
+    );
+    assert_eq!(text(&root, ".eld-balance-value"), format!("49,00{NBSP}€"));
+    wait_for("the ticket", || app.game().ticket().is_some()).await;
+    wait_for("its end", || app.game().phase() == &Phase::Ready).await;
+    assert!(query(&root, ".eld-notice").hidden(), "the wait is over");
+    let keys = backend.state.borrow().buy_keys.clone();
+    assert_eq!(keys.len(), 3, "asked three times");
+    assert!(keys.iter().all(|k| *k == keys[0]), "under one key");
+    assert_eq!(backend.state.borrow().sales.len(), 1, "sold once");
+    assert_eq!(text(&root, ".eld-balance-value"), format!("49,00{NBSP}€"));
+}

@@ -24,7 +24,7 @@ impl Inner {
         if game.phase() != &Phase::Loading {
             set_text(
                 &ui.balance,
-                &format_cents(game.balance(), lang.money_notation()),
+                &format_cents(game.shown_balance(), lang.money_notation()),
             );
         }
         let locked = game.stake_locked();
@@ -109,6 +109,7 @@ impl Inner {
                 Notice::Rejected(rejection) => lang.rejection(rejection),
                 Notice::ResumeOffer => t.resume_offer.to_owned(),
                 Notice::AwaitingRecord => lang.awaiting_record().to_owned(),
+                Notice::AwaitingDraw { .. } => t.err_deal_pending.to_owned(),
             });
             let resume_offer = matches!(game.notice(), Some(Notice::ResumeOffer));
             set_hidden(&ui.notice, notice.is_none() || resume_offer);
@@ -122,6 +123,7 @@ impl Inner {
                     Some(Notice::Net(NetError::Protection(_))) => "protection",
                     Some(Notice::Net(_)) => "network",
                     Some(Notice::AwaitingRecord) => "record",
+                    Some(Notice::AwaitingDraw { .. }) => "draw",
                     _ => "",
                 },
             );

@@ -182,39 +182,43 @@ fn uncertain_failures_keep_the_key_definite_ones_drop_it() {
 }
 
 #[test]
-fn a_pending_draw_is_asked_again_with_the_same_key() {
+fn a_pending_draw_is_a_calm_wait_asked_again_with_the_same_key() {
     let block = FixtureBlock::new(1, 100, &[fixtures::LOSE]);
     let mut game = started(&block, 5000);
     game.press(key);
-    let commands = game.buy_failed(NetError::Api {
+    let pending = || NetError::Api {
         status: 503,
         code: "DEAL_PENDING".into(),
-    });
+    };
+    // Paid, not failed: no refusal sound, no retry button, the purchase
+    // still under way and the stake shown paid.
     assert_eq!(
-        commands.last(),
-        Some(&Command::RetryPurchase {
+        game.buy_failed(pending()),
+        vec![Command::RetryPurchase {
             after_ms: DRAW_RETRY_MS
-        })
-    );
-    assert_eq!(
-        game.button(),
-        Button::Retry,
-        "the player may ask at once too"
-    );
-    assert_eq!(
-        game.retry_purchase(),
-        vec![Command::Buy {
-            stake: 100,
-            purchase: key()
         }]
     );
-    // Asked already (by the player, or by the timer): once is enough.
+    assert_eq!(game.button(), Button::Buying);
+    assert_eq!(game.notice(), Some(&Notice::AwaitingDraw { asked: false }));
+    assert_eq!((game.balance(), game.shown_balance()), (5000, 4900));
+    let again = vec![Command::Buy {
+        stake: 100,
+        purchase: key(),
+    }];
+    assert_eq!(game.retry_purchase(), again);
+    // Asked already: once per answer is enough, and the wait is still said.
     assert!(game.retry_purchase().is_empty());
-    // Another failure, of another kind: no automatic retry.
+    assert_eq!(game.notice(), Some(&Notice::AwaitingDraw { asked: true }));
+    // Still pending: asked again after the next wait.
+    game.buy_failed(pending());
+    assert_eq!(game.retry_purchase(), again);
+    // Another failure, of another kind: the error look, no automatic retry.
     let commands = game.buy_failed(NetError::Timeout);
     assert!(!commands
         .iter()
         .any(|c| matches!(c, Command::RetryPurchase { .. })));
+    assert_eq!(game.button(), Button::Retry);
+    assert_eq!(game.shown_balance(), 5000);
 }
 
 #[test]

@@ -77,6 +77,9 @@ pub struct FakeState {
     pub session_started_ms: u64,
     /// Refuses every purchase with this error (after recording its key).
     pub refuse_sales: Option<NetError>,
+    /// The next purchases answered `DEAL_PENDING` (paid, its draw not
+    /// published yet), each then sold under the same key.
+    pub pending_draws: u32,
     /// Every `PUT /api/limits` body, in order.
     pub limits_requests: Vec<LimitsRequest>,
     /// Every `POST /api/exclusion` body, in order.
@@ -173,6 +176,7 @@ impl FakeBackend {
                 protection: Protection::default(),
                 session_started_ms: js_sys::Date::now() as u64,
                 refuse_sales: None,
+                pending_draws: 0,
                 limits_requests: Vec::new(),
                 exclusion_requests: Vec::new(),
                 reality_requests: Vec::new(),
@@ -262,6 +266,10 @@ impl Backend for FakeBackend {
         }
         if let Some(refusal) = state.refuse_sales.clone() {
             return reply(Err(refusal));
+        }
+        if state.pending_draws > 0 {
+            state.pending_draws -= 1;
+            return reply(Err(api(503, "DEAL_PENDING")));
         }
         if state.replay {
             if let Some(first) = state.sales.first() {

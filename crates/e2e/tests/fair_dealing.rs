@@ -11,7 +11,7 @@
 use eldorado_api::beacon::BeaconRound;
 use eldorado_api::BeaconPin;
 use eldorado_e2e::browser::Browser;
-use eldorado_e2e::expect::ON_RECORD;
+use eldorado_e2e::expect::{money, Lang, ON_RECORD};
 use eldorado_e2e::paths;
 use eldorado_e2e::process::{free_port, ChildGuard};
 use eldorado_e2e::proxy::{Rule, TamperProxy};
@@ -22,6 +22,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 const SEED: u64 = 22;
+/// The page's default stake, in cents.
+const STAKE: u64 = 100;
 const PLAY: &str = "#eldorado > .eld-controls > .eld-play";
 /// The French label of the deal's check (`Check::FairDeal`).
 const FAIR_DEAL: &str = "ticket tiré par la balise publique";
@@ -57,7 +59,12 @@ fn beacon(dir: &std::path::Path) -> (ChildGuard, String, String) {
 }
 
 async fn dealing_server(tag: &str, beacon_url: &str, key: &str) -> Server {
-    let flags = vec![
+    dealing_server_with(tag, beacon_url, key, &[]).await
+}
+
+/// [`dealing_server`] with more flags.
+async fn dealing_server_with(tag: &str, beacon_url: &str, key: &str, extra: &[&str]) -> Server {
+    let mut flags = vec![
         "--demo".to_owned(),
         "--demo-seed".to_owned(),
         SEED.to_string(),
@@ -71,6 +78,7 @@ async fn dealing_server(tag: &str, beacon_url: &str, key: &str) -> Server {
         "--deal-lead-ms".to_owned(),
         "600".to_owned(),
     ];
+    flags.extend(extra.iter().map(|f| (*f).to_owned()));
     // The page's policy names the same beacon, on its schedule (`eldorado
     // beacon`'s genesis is 0 unless told).
     let pin = BeaconPin {
@@ -102,6 +110,69 @@ async fn a_ticket_dealt_by_the_beacon_is_shown_once_its_deal_verifies() {
         })
         .await;
     assert!(state.notice.is_none(), "{:?}", state.notice);
+    browser.close().await;
+}
+
+/// The server answers `DEAL_PENDING` before every round (it waits 50 ms
+/// for a deal, a round comes every 200 ms after the witness's second): the
+/// page shows the calm wait for the public draw, never the error look nor
+/// a « Réessayer », asks again by itself and shows the ticket, verified,
+/// paid once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end to end in Chromium: run scripts/e2e.sh"]
+async fn a_pending_draw_is_a_calm_wait_then_the_ticket() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    paths::check_web_bundle();
+    let dir = tempfile::tempdir().unwrap();
+    let (_beacon, url, key) = beacon(dir.path());
+    let (server, browser) = tokio::join!(
+        dealing_server_with("pending-draw", &url, &key, &["--deal-wait-ms", "50"]),
+        Browser::start("pending-draw")
+    );
+    browser.goto(&format!("{}/", server.base)).await;
+    let ready = browser
+        .wait("the game", |s| s.ready_to_play() && s.balance.is_some())
+        .await;
+    let token = browser
+        .local_storage("eldorado.demo_token")
+        .await
+        .expect("a demo player");
+    let before = server.api.session(&token).await.balance_cents;
+    browser.click(PLAY).await;
+    let (waited, failed) = (AtomicBool::new(false), AtomicBool::new(false));
+    let paid = money(before - STAKE, Lang::Fr);
+    let state = browser
+        .wait_within(
+            "the ticket, after the wait for its draw",
+            std::time::Duration::from_secs(60),
+            |s| {
+                match s.notice.as_ref().map(|n| n.kind.as_str()) {
+                    Some("draw") => {
+                        waited.store(true, Ordering::SeqCst);
+                        assert_eq!(s.balance.as_deref(), Some(paid.as_str()), "shown paid");
+                    }
+                    Some("network" | "rejected") => failed.store(true, Ordering::SeqCst),
+                    _ => {}
+                }
+                if s.play_action.as_deref() == Some("retry") {
+                    failed.store(true, Ordering::SeqCst);
+                }
+                s.verified.as_deref() == Some(ON_RECORD)
+            },
+        )
+        .await;
+    assert!(
+        waited.load(Ordering::SeqCst),
+        "the wait for the draw was shown"
+    );
+    assert!(
+        !failed.load(Ordering::SeqCst),
+        "never the error look nor « Réessayer »"
+    );
+    assert!(state.notice.is_none(), "{:?}", state.notice);
+    assert_ne!(ready.balance, None);
+    let history = server.api.history(&token, 20).await;
+    assert_eq!(history.len(), 1, "bought once");
     browser.close().await;
 }
 
