@@ -395,12 +395,8 @@ async fn self_exclusion_says_what_it_will_do_and_waits_for_a_confirmation() {
 
 // ---------------------------------------------------------------- refusals
 
-/// A limit's refusal, then a self-exclusion: the exclusion says why
-/// nothing can be bought, the refusal is no longer shown under it, and no
-/// stake can be chosen.
-#[wasm_bindgen_test]
-async fn an_exclusion_replaces_a_limits_refusal_and_bars_the_stakes() {
-    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+/// Every purchase refused: 9.50 € of a weekly stake limit of 10 € used.
+fn refuse_for_the_weekly_limit(backend: &FakeBackend) {
     backend.state.borrow_mut().refuse_sales = Some(NetError::Protection(Refusal::Limit {
         limit: LimitReached {
             kind: LimitKind::WeeklyStake,
@@ -410,6 +406,15 @@ async fn an_exclusion_replaces_a_limits_refusal_and_bars_the_stakes() {
         },
         stake_cents: None,
     }));
+}
+
+/// A limit's refusal, then a self-exclusion: the exclusion says why
+/// nothing can be bought, the refusal is no longer shown under it, and no
+/// stake can be chosen.
+#[wasm_bindgen_test]
+async fn an_exclusion_replaces_a_limits_refusal_and_bars_the_stakes() {
+    let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+    refuse_for_the_weekly_limit(&backend);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     click(&root, ".eld-play");
@@ -437,15 +442,7 @@ async fn an_exclusion_replaces_a_limits_refusal_and_bars_the_stakes() {
 async fn limit_reached_says_the_limit_the_use_and_when_room_frees_up() {
     let backend = FakeBackend::new(100, &[fixtures::LOSE, fixtures::LOSE, fixtures::LOSE], 5000);
     sell_earlier(&backend, 2);
-    backend.state.borrow_mut().refuse_sales = Some(NetError::Protection(Refusal::Limit {
-        limit: LimitReached {
-            kind: LimitKind::WeeklyStake,
-            limit_cents: 1000,
-            used_cents: 950,
-            frees_at_ms: 1_767_225_600_000,
-        },
-        stake_cents: None,
-    }));
+    refuse_for_the_weekly_limit(&backend);
     let (root, app) = mount(&backend, Lang::Fr);
     ready(&app).await;
     let balance = text(&root, ".eld-balance-value");

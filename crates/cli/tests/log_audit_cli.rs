@@ -468,6 +468,21 @@ fn usage_and_network_errors_exit_2() {
     assert!(text(&bad_key.stderr).contains("--operator-key"));
 }
 
+/// Audits a log of `leaves` serving `page`, expecting exit status `code`;
+/// what it printed.
+fn audit_page(leaves: Vec<Vec<u8>>, page: FakePage, code: i32) -> String {
+    let server = FakeServer::start_with_page(&leaves, leaves.clone(), Some(page));
+    let output = audit(&server.url, &[]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    stdout
+}
+
 /// The log names the page served: the audit fetches every file as a
 /// browser would and passes. The same log with one file of the page
 /// changed for everyone, or with another build's listing, is a finding.
@@ -476,15 +491,7 @@ fn the_page_served_must_be_the_one_the_log_names_last() {
     let page = FakePage::built();
     let mut leaves = honest_leaves();
     leaves.push(page.record());
-    let honest = FakeServer::start_with_page(&leaves, leaves.clone(), Some(page.clone()));
-    let output = audit(&honest.url, &[]);
-    let stdout = text(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{stdout}{}",
-        text(&output.stderr)
-    );
+    let stdout = audit_page(leaves.clone(), page.clone(), 0);
     assert!(
         stdout.lines().last().unwrap().ends_with("page records 1"),
         "{stdout}"
@@ -497,15 +504,7 @@ fn the_page_served_must_be_the_one_the_log_names_last() {
         "www/pkg/main-0123456789abcdef.js.br".to_owned(),
         b"steal();".to_vec(),
     );
-    let server = FakeServer::start_with_page(&leaves, leaves.clone(), Some(swapped));
-    let output = audit(&server.url, &[]);
-    let stdout = text(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{stdout}{}",
-        text(&output.stderr)
-    );
+    let stdout = audit_page(leaves.clone(), swapped, 1);
     assert!(
         stdout.contains(
             "FINDING: /www/pkg/main-0123456789abcdef.js as served for Accept-Encoding br has SHA-256"
@@ -535,26 +534,14 @@ fn the_page_served_must_be_the_one_the_log_names_last() {
         },
         bytes: rebuilt.bytes,
     };
-    let server = FakeServer::start_with_page(&leaves, leaves.clone(), Some(rebuilt));
-    let output = audit(&server.url, &[]);
-    let stdout = text(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{stdout}{}",
-        text(&output.stderr)
-    );
+    let stdout = audit_page(leaves.clone(), rebuilt, 1);
     assert!(
         stdout.contains("is not the one the log names last (record 7"),
         "{stdout}"
     );
 
     // A page served by a log that names none.
-    let unlogged = honest_leaves();
-    let server = FakeServer::start_with_page(&unlogged, unlogged.clone(), Some(page));
-    let output = audit(&server.url, &[]);
-    let stdout = text(&output.stdout);
-    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let stdout = audit_page(honest_leaves(), page, 1);
     assert!(
         stdout.contains("that no record of the log names"),
         "{stdout}"

@@ -59,15 +59,20 @@ async fn seeded_game(tag: &str) -> (Server, Browser) {
     )
 }
 
-/// Opens the game through `proxy` and plays one ticket to its end, shown
-/// once proved on the record.
-async fn one_genuine_ticket(browser: &Browser, proxy: &TamperProxy) {
+/// Opens the game through `proxy` and waits until it can be played.
+async fn open_through(browser: &Browser, proxy: &TamperProxy) {
     browser.goto(&format!("{}/", proxy.base)).await;
     browser
         .wait("the game through the proxy", |s| {
             s.ready_to_play() && s.balance.is_some()
         })
         .await;
+}
+
+/// Opens the game through `proxy` and plays one ticket to its end, shown
+/// once proved on the record.
+async fn one_genuine_ticket(browser: &Browser, proxy: &TamperProxy) {
+    open_through(browser, proxy).await;
     browser.click(PLAY).await;
     browser
         .wait("the first ticket, on the record", |s| {
@@ -110,12 +115,7 @@ async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
     )
     .await;
 
-    browser.goto(&format!("{}/", proxy.base)).await;
-    browser
-        .wait("the game through the proxy", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+    open_through(&browser, &proxy).await;
     browser.click(PLAY).await;
     let notice = browser.refusal().await;
     browser.screenshot("split-view").await;
@@ -214,12 +214,7 @@ async fn an_uncosigned_fork_and_a_replayed_cosignature_are_refused() {
             "uncosigned-fork"
         };
         let browser = Browser::start(tag).await;
-        browser.goto(&format!("{}/", proxy.base)).await;
-        browser
-            .wait("the game through the proxy", |s| {
-                s.ready_to_play() && s.balance.is_some()
-            })
-            .await;
+        open_through(&browser, &proxy).await;
         browser.click(PLAY).await;
         let notice = browser.refusal_notice().await;
         browser.screenshot(tag).await;
@@ -422,12 +417,7 @@ async fn a_sale_with_re_signed_balances_is_never_shown() {
         vec![Rule::json(Method::POST, "/api/sales", raise)],
     )
     .await;
-    browser.goto(&format!("{}/", proxy.base)).await;
-    browser
-        .wait("the game through the proxy", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+    open_through(&browser, &proxy).await;
     let token = demo_token(&browser).await;
     let before = server.api.session(&token).await.balance_cents;
     browser.click(PLAY).await;
