@@ -8,7 +8,8 @@
 use clap::Args;
 use eldorado_api::{LoggedReceipt, SaleResponse};
 use eldorado_engine::commit::{verifying_key, MAX_PLAYER_LEN};
-use eldorado_engine::verify::{BalanceChange, Check, Expected};
+use eldorado_engine::deal::{BeaconKey, BEACON_KEY_LEN};
+use eldorado_engine::verify::{BalanceChange, Check, DealEvidence, Expected, ExpectedDeal};
 use eldorado_engine::{verify_sale, ClientNonce, PublicKeyBytes};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +39,13 @@ pub struct VerifyArgs {
     /// server's live log (no fork, no rollback since).
     #[arg(long, value_name = "URL")]
     log: Option<String>,
+    /// The beacon the tickets are dealt by (its public key, 96 bytes in
+    /// hex), from a source you trust: the ticket must have been dealt by
+    /// the public rule from its purchase's round, verified under this key.
+    /// Needed for a receipt that carries a deal; given for one that does
+    /// not, the receipt is refused (it was not dealt by the beacon).
+    #[arg(long, value_name = "HEX")]
+    beacon_key: Option<String>,
 }
 
 /// What each check establishes, for a reader of the output.
@@ -73,6 +81,15 @@ fn check_player(player: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `--beacon-key`: 96 bytes in hex, a point of the beacon's group.
+fn beacon_key(hex: &str) -> Result<BeaconKey, String> {
+    let bytes: [u8; BEACON_KEY_LEN] = hex::decode(hex.trim())
+        .ok()
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| format!("--beacon-key: {BEACON_KEY_LEN} bytes in hex"))?;
+    BeaconKey::from_bytes(&bytes).map_err(|e| format!("--beacon-key: {e}"))
 }
 
 pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
@@ -125,6 +142,33 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
         .as_deref()
         .map(crate::log_cmd::client::LogClient::new)
         .transpose()?;
+    let beacon = args.beacon_key.as_deref().map(beacon_key).transpose()?;
+    let sold = &receipt.sale.sale;
+    let evidence = receipt
+        .deal
+        .as_ref()
+        .map(|deal| {
+            deal.parts(sold.tickets, sold.ticket.position)
+                .ok_or_else(|| "the receipt's deal does not read".to_owned())
+        })
+        .transpose()?;
+    if evidence.is_some() && beacon.is_none() {
+        return Err(
+            "this ticket was dealt by a beacon (the receipt carries its deal): \
+             give --beacon-key, the beacon's key from a source you trust, to check the deal"
+                .to_owned(),
+        );
+    }
+    let deal = beacon.as_ref().map(|beacon| ExpectedDeal {
+        beacon,
+        evidence: evidence
+            .as_ref()
+            .map(|(leaf, signature, proof)| DealEvidence {
+                purchase_leaf: leaf,
+                round_signature: signature,
+                proof,
+            }),
+    });
     let expected = Expected {
         player: args.player.as_deref(),
         client_nonce: nonce,
@@ -134,6 +178,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
             before_cents: receipt.balance_before_cents,
             after_cents: receipt.balance_after_cents,
         }),
+        deal,
         ..Expected::default()
     };
     let report = verify_sale(&receipt.sale, &receipt.commitment, &key, &expected);

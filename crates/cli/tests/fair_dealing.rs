@@ -296,6 +296,53 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
         "{report}"
     );
     assert!(report.contains("where the rule deals position"), "{report}");
+
+    // `eldorado verify` checks the receipt's deal under the beacon key it
+    // is given; without one, a dealt receipt is not verified.
+    let receipt = dir.path().join("receipt.json");
+    std::fs::write(&receipt, serde_json::to_string(&again).unwrap()).unwrap();
+    let verify = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_eldorado"))
+            .arg("verify")
+            .arg(&receipt)
+            .args(["--key", &operator])
+            .args(extra)
+            .output()
+            .expect("the binary runs")
+    };
+    let unkeyed = verify(&[]);
+    assert_eq!(unkeyed.status.code(), Some(2), "{}", text(&unkeyed));
+    assert!(
+        text(&unkeyed).contains("give --beacon-key"),
+        "{}",
+        text(&unkeyed)
+    );
+    let checked = verify(&["--beacon-key", &key]);
+    assert!(checked.status.success(), "{}", text(&checked));
+    assert!(
+        text(&checked).contains("ok      fair_deal"),
+        "{}",
+        text(&checked)
+    );
+    assert!(text(&checked).contains("VERIFIED"), "{}", text(&checked));
+    let other = verify(&["--beacon-key", &other_key]);
+    assert_eq!(other.status.code(), Some(1), "{}", text(&other));
+    assert!(
+        text(&other).contains("FAILED  fair_deal"),
+        "{}",
+        text(&other)
+    );
+    // A receipt with its deal taken away, against the beacon: refused.
+    let mut undealt = again.clone();
+    undealt.deal = None;
+    std::fs::write(&receipt, serde_json::to_string(&undealt).unwrap()).unwrap();
+    let missing = verify(&["--beacon-key", &key]);
+    assert_eq!(missing.status.code(), Some(1), "{}", text(&missing));
+    assert!(
+        text(&missing).contains("FAILED  fair_deal"),
+        "{}",
+        text(&missing)
+    );
 }
 
 #[test]
