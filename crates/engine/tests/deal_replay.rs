@@ -157,6 +157,34 @@ fn a_deal_off_the_rule_is_refused() {
 }
 
 #[test]
+fn after_a_deal_off_the_rule_the_next_deals_replay_from_the_block_as_it_is() {
+    let purchases = vec![purchase(1, 5), purchase(2, 6), purchase(3, 7)];
+    let positions = dealt_by_the_rule(&purchases);
+    let mut replay = replay_with(&purchases);
+    let other = (0..TICKETS)
+        .find(|p| !positions.contains(p))
+        .expect("a position the rule deals to none of them");
+    assert!(matches!(
+        replay.sale(&sale_of(&purchases[0], other), randomness),
+        Err(ReplayError::NotTheRule { .. })
+    ));
+    // The next purchases, dealt by the rule from the block with `other`
+    // sold: each replays, one finding in all.
+    let mut tree = UnsoldTree::new(TICKETS).unwrap();
+    tree.take(other).unwrap();
+    for p in &purchases[1..] {
+        let rank = deal_rank(&randomness(p.round).unwrap(), &record_of(p), tree.unsold());
+        let position = tree.select(rank).unwrap();
+        tree.take(position).unwrap();
+        assert_eq!(
+            replay.sale(&sale_of(p, position), randomness),
+            Ok(Dealt::ByRule { round: p.round })
+        );
+    }
+    assert_eq!(replay.waiting().count(), 0);
+}
+
+#[test]
 fn deals_follow_the_order_of_their_purchases() {
     let purchases = vec![purchase(1, 5), purchase(2, 5)];
     let positions = dealt_by_the_rule(&purchases);

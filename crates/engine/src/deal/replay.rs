@@ -152,6 +152,13 @@ impl DealReplay {
             .select(rank)
             .expect("a rank below the unsold count selects a position");
         if expected != sale.position {
+            // The log's own sale stands: the replay goes on from the block
+            // as it now is, its purchase dealt and its position sold, so
+            // that one deal off the rule is one finding, not one for every
+            // later deal of the block.
+            if deals.tree.take(sale.position).is_ok() {
+                deals.waiting.pop_front();
+            }
             return Err(ReplayError::NotTheRule {
                 position: sale.position,
                 expected,
