@@ -65,6 +65,7 @@ mod tests {
             genesis_time_ms: 0,
             period_ms: 500,
             lead_ms: 1000,
+            demo: true,
         });
         config
     }

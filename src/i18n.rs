@@ -262,6 +262,8 @@ pub struct Texts {
     pub key_label: &'static str,
     /// Before the served page's fingerprint, in the verification details.
     pub page_label: &'static str,
+    /// The tickets are dealt by a beacon that is not a public drand network.
+    pub demo_draw: &'static str,
     /// Built in, launch address, server.
     pub key_sources: [&'static str; 3],
     pub key_mismatch: &'static str,
@@ -345,6 +347,7 @@ pub static FR: Texts = Texts {
     play_money: "Jeu gratuit — argent fictif",
     key_label: "Clé de l'opérateur :",
     page_label: "page :",
+    demo_draw: "tirage de démonstration",
     key_sources: [
         "fixée dans ce jeu lors de sa construction.",
         "fixée par l'adresse de lancement du jeu (paramètre key).",
@@ -430,6 +433,7 @@ pub static EN: Texts = Texts {
     play_money: "Free play — no real money",
     key_label: "Operator key:",
     page_label: "page:",
+    demo_draw: "demo draw",
     key_sources: [
         "pinned into this game when it was built.",
         "pinned by the game's launch address (key parameter).",

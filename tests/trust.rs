@@ -240,10 +240,50 @@ async fn a_beacon_other_than_the_policys_stops_the_game() {
             genesis_time_ms: 0,
             period_ms: 500,
             lead_ms: 1000,
+            demo: true,
         });
     });
     let (root, app) = mount(&backend, Lang::Fr);
     stopped_before_any_purchase(&root, &app, &backend, "balise").await;
+}
+
+/// The page's policy and the server name the same beacon: a demo's (any
+/// key but a public drand network's) is said to be one; quicknet is not.
+#[wasm_bindgen_test]
+async fn a_beacon_that_is_not_a_public_network_is_called_a_demo_draw() {
+    use eldorado_api::beacon::{
+        Dealing, QUICKNET_GENESIS_MS, QUICKNET_PERIOD_MS, QUICKNET_PUBLIC_KEY,
+    };
+    for (key, genesis, period, demo) in [
+        ("ab".repeat(96), 0, 500, true),
+        (
+            QUICKNET_PUBLIC_KEY.to_owned(),
+            QUICKNET_GENESIS_MS,
+            QUICKNET_PERIOD_MS,
+            false,
+        ),
+    ] {
+        let backend = FakeBackend::new(100, &[fixtures::LOSE], 5000);
+        let mut policy = fixtures::page_policy();
+        policy.beacon = Some(eldorado_api::BeaconPin {
+            public_key: key.clone(),
+            genesis_time_ms: genesis,
+            period_ms: period,
+        });
+        backend.state.borrow_mut().policy = Some(policy);
+        backend.state.borrow_mut().dealing = Some(Dealing {
+            beacon_url: "http://beacon.test".to_owned(),
+            public_key: key,
+            genesis_time_ms: genesis,
+            period_ms: period,
+            lead_ms: 1000,
+            demo,
+        });
+        let (root, app) = mount(&backend, Lang::Fr);
+        ready(&app).await;
+        let line = text(&root, ".eld-key");
+        assert_eq!(line.contains("tirage de démonstration"), demo, "{line}");
+    }
 }
 
 #[wasm_bindgen_test]

@@ -136,6 +136,19 @@ impl Inner {
         if let Some(page) = config.page.as_deref().and_then(page_fingerprint) {
             key_line.push_str(&format!(" · {} {page}", t.page_label));
         }
+        // A beacon that is not a public drand network is said to be one: its
+        // key holder could know rounds ahead.
+        let demo_draw = policy
+            .as_ref()
+            .and_then(|p| p.beacon.as_ref())
+            .is_some_and(|b| {
+                !b.public_key
+                    .starts_with(eldorado_api::beacon::QUICKNET_KEY_PREFIX)
+            });
+        if demo_draw {
+            key_line.push_str(" · ");
+            key_line.push_str(t.demo_draw);
+        }
         set_text(&self.ui.badge_key, &key_line);
         // The rules panel shows the engine's figures; the server's are only
         // compared with them, and a difference is a failed check.

@@ -54,6 +54,8 @@ pub struct FakeState {
     /// The built page's policy as served; `None`: a page built without one
     /// (404).
     pub policy: Option<PagePolicy>,
+    /// The beacon `/api/config` announces (`None`: dealt in order).
+    pub dealing: Option<eldorado_api::beacon::Dealing>,
     /// Every nonce received with a purchase, in order (retries included).
     pub nonces: Vec<Option<ClientNonce>>,
     /// Every receipt asked for.
@@ -165,6 +167,7 @@ impl FakeBackend {
                 keep_balance: false,
                 config_tamper: None,
                 policy: Some(fixtures::page_policy()),
+                dealing: None,
                 nonces: Vec::new(),
                 receipts: Vec::new(),
                 block_lists: 0,
@@ -213,6 +216,7 @@ impl Backend for FakeBackend {
         let mut config = fixtures::config(&state.block.public_key_hex());
         config.log.witnesses = vec![fixtures::witness_vkey()];
         config.log.quorum = 1;
+        config.dealing = state.dealing.clone();
         if let Some(tamper) = state.config_tamper {
             tamper(&mut config);
         }

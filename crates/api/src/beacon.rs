@@ -62,6 +62,24 @@ impl BeaconRound {
     }
 }
 
+/// The League of Entropy's drand network `quicknet`, the public beacon of
+/// this scheme: its chain info as `GET /{chain}/info` gives it (the key in
+/// lowercase hex, the schedule in milliseconds). A beacon with any other
+/// key is not a public drand network: the operator's own, or a demo's.
+pub const QUICKNET_PUBLIC_KEY: &str = "83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a";
+pub const QUICKNET_GENESIS_MS: u64 = 1_692_803_367_000;
+pub const QUICKNET_PERIOD_MS: u64 = 3_000;
+
+/// Its first 16 bytes: what the page compares a key with, the whole key
+/// costing its first download 100 bytes more for no more certainty (a
+/// point of G2 with 16 chosen bytes is out of reach).
+pub const QUICKNET_KEY_PREFIX: &str = "83cf0f2896adee7eb8b5f01fcad39122";
+
+/// Whether `public_key` (hex) is a public drand network's.
+pub fn is_public_network(public_key: &str) -> bool {
+    public_key.eq_ignore_ascii_case(QUICKNET_PUBLIC_KEY)
+}
+
 /// `GET /api/config` `.dealing`: the beacon a server deals every sale
 /// from (`eldorado serve --beacon`), for the page and the auditor.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,11 +95,29 @@ pub struct Dealing {
     /// dealt by the first round published after the second that this many
     /// milliseconds after the purchase falls in.
     pub lead_ms: u64,
+    /// The beacon is not a public drand network ([`is_public_network`]):
+    /// a demo's, or the operator's own, whose key holder could compute
+    /// rounds ahead. The page says « tirage de démonstration ».
+    #[serde(default)]
+    pub demo: bool,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quicknet_is_the_public_network_and_its_schedule_is_the_relays() {
+        let drand = r#"{"public_key":"83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a","period":3,"genesis_time":1692803367,"schemeID":"bls-unchained-g1-rfc9380"}"#;
+        let info: BeaconInfo = serde_json::from_str(drand).unwrap();
+        assert!(is_public_network(&info.public_key));
+        assert_eq!(
+            info.schedule_ms(),
+            Some((QUICKNET_GENESIS_MS, QUICKNET_PERIOD_MS))
+        );
+        assert!(!is_public_network(&"ab".repeat(96)));
+        assert!(QUICKNET_PUBLIC_KEY.starts_with(QUICKNET_KEY_PREFIX));
+    }
 
     #[test]
     fn a_drand_relay_and_this_beacon_both_give_their_schedule() {

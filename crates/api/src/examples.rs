@@ -40,7 +40,8 @@ pub fn config() -> Value {
             "public_key": "a013f3d9ac6227d8015e6750d24bbea3dc9fc9c4d47c9297b4522e966d3f297391a68e58904288ec68b30f429e2e3f9f045ab6ec2225c3fc59f99b5f98064fa1e978e7291f4aed8a278b36088f8d83fc6b4a9fbcb7d26c948d14db0ab7b94289",
             "genesis_time_ms": 0,
             "period_ms": 500,
-            "lead_ms": 1000
+            "lead_ms": 1000,
+            "demo": true
         },
         "page": "fb5feaa94ed927ecd334675bcdce646e2c441f095b683adc2a17c09959cdcae1"
     })

@@ -86,6 +86,7 @@ impl Dealer {
                 genesis_time_ms: schedule.genesis_ms,
                 period_ms: schedule.period_ms,
                 lead_ms,
+                demo: !eldorado_api::beacon::is_public_network(&hex::encode(config.beacon_key)),
             },
             beacon,
             beacon_key: config.beacon_key,
