@@ -179,13 +179,7 @@ pub fn verify(
     let rounds = buyer.beacon.map(|key| RoundCheck { key });
     let deal = rounds.as_ref().map(|beacon| ExpectedDeal {
         beacon,
-        evidence: evidence
-            .as_ref()
-            .map(|(leaf, signature, proof)| DealEvidence {
-                purchase_leaf: leaf,
-                round_signature: signature,
-                proof,
-            }),
+        evidence: evidence.as_ref().map(DealEvidence::from_parts),
     });
     let expected = Expected {
         stake_cents: Some(buyer.stake_cents),

@@ -70,10 +70,9 @@ struct Inner {
     token: RefCell<Option<String>>,
     /// The key sales are verified with, once chosen (pins checked).
     operator: Cell<Option<OperatorKey>>,
-    /// The beacon key deals are checked with (`beacon_pin`).
-    beacon: Cell<Option<[u8; eldorado_engine::deal::BEACON_KEY_LEN]>>,
-    /// When the beacon publishes each round (`/api/config` `.dealing`).
-    beacon_schedule: Cell<Option<eldorado_engine::deal::BeaconClock>>,
+    /// The beacon deals are checked with, and when it publishes each
+    /// round: the policy's (`beacon_pin`).
+    beacon: Cell<Option<crate::beacon_pin::PinnedBeacon>>,
     player: RefCell<Option<Player>>,
     /// Every block commitment seen from the server, per block id.
     book: RefCell<CommitmentBook>,
@@ -168,7 +167,6 @@ impl App {
             token: RefCell::new(None),
             operator: Cell::new(None),
             beacon: Cell::new(None),
-            beacon_schedule: Cell::new(None),
             player: RefCell::new(None),
             book: RefCell::new(CommitmentBook::default()),
             record_trust: RefCell::new(None),

@@ -118,7 +118,7 @@ impl Inner {
             return Err(None);
         };
         let book = self.book.borrow();
-        let beacon = self.beacon.get();
+        let beacon = self.beacon.get().map(|b| b.key);
         let buyer = Buyer {
             stake_cents: stake,
             player: &player.id,

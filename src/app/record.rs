@@ -244,7 +244,7 @@ impl Inner {
                 return Err(RecordProblem::Missing);
             };
             let trust = inner.record_trust.borrow().clone();
-            (trust, inner.beacon_schedule.get())
+            (trust, inner.beacon.get().map(|b| b.clock))
         };
         let Some(trust) = trust else {
             return Ok(());

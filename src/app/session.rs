@@ -122,8 +122,7 @@ impl Inner {
         let Ok(beacon) = crate::beacon_pin::choose(pin, &config) else {
             return self.stop(self.lang.texts().beacon_problem, "BEACON");
         };
-        self.beacon.set(beacon.map(|b| b.key));
-        self.beacon_schedule.set(beacon.map(|b| b.clock));
+        self.beacon.set(beacon);
         let t = self.lang.texts();
         let mut key_line = format!(
             "{} {} — {}",

@@ -161,13 +161,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
     }
     let deal = beacon.as_ref().map(|beacon| ExpectedDeal {
         beacon,
-        evidence: evidence
-            .as_ref()
-            .map(|(leaf, signature, proof)| DealEvidence {
-                purchase_leaf: leaf,
-                round_signature: signature,
-                proof,
-            }),
+        evidence: evidence.as_ref().map(DealEvidence::from_parts),
     });
     let expected = Expected {
         player: args.player.as_deref(),

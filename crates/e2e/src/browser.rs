@@ -154,6 +154,16 @@ impl Browser {
         client.close().await.expect("close the Chromium session");
     }
 
+    /// Opens the game served at `base` (a server or a proxy in front of
+    /// one) and waits until it can be played: a player and a balance.
+    pub async fn open_game(&self, base: &str) -> PageState {
+        self.goto(&format!("{base}/")).await;
+        self.wait("the game to load", |s| {
+            s.ready_to_play() && s.balance.is_some()
+        })
+        .await
+    }
+
     pub async fn goto(&self, url: &str) {
         self.client
             .goto(url)

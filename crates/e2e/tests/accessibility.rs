@@ -48,12 +48,7 @@ async fn no_accessibility_violation_in_any_state() {
         Server::start(SEED, "accessibility"),
         Browser::start("accessibility")
     );
-    browser.goto(&format!("{}/", server.base)).await;
-    browser
-        .wait("the game to load", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+    browser.open_game(&server.base).await;
     let mut found = Vec::new();
     let mut check = |state: &str, violations: Vec<String>| {
         for v in violations {

@@ -284,12 +284,7 @@ async fn a_demo_player_plays_known_tickets_in_chromium() {
     );
 
     // Open the page: it creates the demo player by itself.
-    browser.goto(&format!("{}/", server.base)).await;
-    let state = browser
-        .wait("the game to load", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+    let state = browser.open_game(&server.base).await;
     assert_eq!(state.lang, "fr");
     assert_eq!(state.title, "Eldorado — jeu instantané");
     assert_eq!(state.balance_label.as_deref(), Some("Disponibilités"));
@@ -597,12 +592,7 @@ async fn a_tampered_sale_is_refused_on_the_page() {
     )
     .await;
 
-    browser.goto(&format!("{}/", proxy.base)).await;
-    browser
-        .wait("the game through the proxy", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+    browser.open_game(&proxy.base).await;
     let covered = browser.canvas_png().await;
     browser.click(PLAY).await;
     let state = browser

@@ -63,12 +63,7 @@ async fn protection_limits_and_self_exclusion_from_the_page() {
         Server::start(SEED, "protection"),
         Browser::start("protection")
     );
-    browser.goto(&format!("{}/", server.base)).await;
-    browser
-        .wait("the game to load", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+    browser.open_game(&server.base).await;
     let token = browser
         .local_storage(DEMO_TOKEN_KEY)
         .await

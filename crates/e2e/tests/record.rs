@@ -59,20 +59,19 @@ async fn seeded_game(tag: &str) -> (Server, Browser) {
     )
 }
 
-/// Opens the game through `proxy` and waits until it can be played.
-async fn open_through(browser: &Browser, proxy: &TamperProxy) {
-    browser.goto(&format!("{}/", proxy.base)).await;
-    browser
-        .wait("the game through the proxy", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+/// The demo player this browser got has bought nothing.
+async fn nothing_bought(server: &Server, browser: &Browser) {
+    let token = demo_token(browser).await;
+    assert!(
+        server.api.history(&token, 1).await.is_empty(),
+        "nothing was bought"
+    );
 }
 
 /// Opens the game through `proxy` and plays one ticket to its end, shown
 /// once proved on the record.
 async fn one_genuine_ticket(browser: &Browser, proxy: &TamperProxy) {
-    open_through(browser, proxy).await;
+    browser.open_game(&proxy.base).await;
     browser.click(PLAY).await;
     browser
         .wait("the first ticket, on the record", |s| {
@@ -115,7 +114,7 @@ async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
     )
     .await;
 
-    open_through(&browser, &proxy).await;
+    browser.open_game(&proxy.base).await;
     browser.click(PLAY).await;
     let notice = browser.refusal().await;
     browser.screenshot("split-view").await;
@@ -125,11 +124,7 @@ async fn a_split_view_commitment_not_on_the_record_is_not_bought_from() {
     );
     assert!(notice.contains("rien n'a été acheté"), "{notice}");
     assert!(proxy.tampered() >= 1);
-    let token = demo_token(&browser).await;
-    assert!(
-        server.api.history(&token, 1).await.is_empty(),
-        "nothing was bought"
-    );
+    nothing_bought(&server, &browser).await;
     browser.close().await;
 }
 
@@ -163,9 +158,7 @@ async fn a_server_naming_a_witness_of_its_own_is_not_played() {
     assert!(notice.text.contains("d'autres témoins"), "{}", notice.text);
     assert!(!state.play_enabled, "nothing can be bought");
     assert!(proxy.tampered() >= 1);
-    // Nothing was bought by the demo player the page got.
-    let token = demo_token(&browser).await;
-    assert!(server.api.history(&token, 1).await.is_empty());
+    nothing_bought(&server, &browser).await;
     browser.close().await;
 }
 
@@ -214,7 +207,7 @@ async fn an_uncosigned_fork_and_a_replayed_cosignature_are_refused() {
             "uncosigned-fork"
         };
         let browser = Browser::start(tag).await;
-        open_through(&browser, &proxy).await;
+        browser.open_game(&proxy.base).await;
         browser.click(PLAY).await;
         let notice = browser.refusal_notice().await;
         browser.screenshot(tag).await;
@@ -225,11 +218,7 @@ async fn an_uncosigned_fork_and_a_replayed_cosignature_are_refused() {
         );
         assert!(notice.text.contains("rien n'a été acheté"), "{notice:?}");
         assert!(proxy.tampered() >= 1);
-        let token = demo_token(&browser).await;
-        assert!(
-            server.api.history(&token, 1).await.is_empty(),
-            "nothing was bought"
-        );
+        nothing_bought(&server, &browser).await;
         browser.close().await;
     }
 }
@@ -417,7 +406,7 @@ async fn a_sale_with_re_signed_balances_is_never_shown() {
         vec![Rule::json(Method::POST, "/api/sales", raise)],
     )
     .await;
-    open_through(&browser, &proxy).await;
+    browser.open_game(&proxy.base).await;
     let token = demo_token(&browser).await;
     let before = server.api.session(&token).await.balance_cents;
     browser.click(PLAY).await;

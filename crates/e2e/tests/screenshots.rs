@@ -215,12 +215,7 @@ async fn take_screenshots(screen: Screen, suffix: &str) {
         "the demo balance pays for the tickets to play"
     );
 
-    browser.goto(&format!("{}/", server.base)).await;
-    browser
-        .wait("the game to load", |s| {
-            s.ready_to_play() && s.balance.is_some()
-        })
-        .await;
+    browser.open_game(&server.base).await;
     // The page sees the emulated screen (its layout follows the width).
     let seen = browser
         .script(

@@ -160,6 +160,20 @@ pub struct DealEvidence<'a> {
     pub proof: &'a DealProof,
 }
 
+impl<'a> DealEvidence<'a> {
+    /// The evidence of the parts a sale's deal reads into: the purchase's
+    /// leaf, the round's signature and the proof (the API's
+    /// `DealEvidence::parts`).
+    pub fn from_parts(parts: &'a (Vec<u8>, [u8; BEACON_SIGNATURE_LEN], DealProof)) -> Self {
+        let (purchase_leaf, round_signature, proof) = parts;
+        DealEvidence {
+            purchase_leaf,
+            round_signature,
+            proof,
+        }
+    }
+}
+
 /// Every check that ran, with its result; a ticket may be shown only if all
 /// passed.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -70,6 +70,8 @@ struct Served {
 #[derive(Default)]
 pub struct BuiltPage {
     files: HashMap<String, Served>,
+    /// The build's fingerprint, computed once at load; `None` without a page.
+    fingerprint: Option<Hash>,
 }
 
 impl BuiltPage {
@@ -125,7 +127,14 @@ impl BuiltPage {
             );
         }
         tracing::info!(files = files.len(), "the built page is loaded and checked");
-        Ok(BuiltPage { files })
+        let fingerprint = (!files.is_empty()).then(|| {
+            page_fingerprint(
+                files
+                    .iter()
+                    .map(|(path, served)| (path.as_str(), &served.sha256)),
+            )
+        });
+        Ok(BuiltPage { files, fingerprint })
     }
 
     /// Whether anything is served (a manifest was found).
@@ -136,13 +145,7 @@ impl BuiltPage {
     /// The build's fingerprint, as its page record on the log holds it;
     /// `None` when no page is served.
     pub fn fingerprint(&self) -> Option<Hash> {
-        self.is_built().then(|| {
-            page_fingerprint(
-                self.files
-                    .iter()
-                    .map(|(path, served)| (path.as_str(), &served.sha256)),
-            )
-        })
+        self.fingerprint
     }
 
     /// How many files are served.

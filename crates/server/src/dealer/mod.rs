@@ -79,14 +79,15 @@ impl Dealer {
     fn with_beacon(config: &DealingConfig, beacon: BeaconClient) -> Dealer {
         let lead_ms = u64::try_from(config.lead.as_millis()).unwrap_or(u64::MAX);
         let schedule = beacon.schedule();
+        let public_key = hex::encode(config.beacon_key);
         Dealer {
             announcement: eldorado_api::beacon::Dealing {
                 beacon_url: config.beacon_url.clone(),
-                public_key: hex::encode(config.beacon_key),
+                demo: !eldorado_api::beacon::is_public_network(&public_key),
+                public_key,
                 genesis_time_ms: schedule.genesis_ms,
                 period_ms: schedule.period_ms,
                 lead_ms,
-                demo: !eldorado_api::beacon::is_public_network(&hex::encode(config.beacon_key)),
             },
             beacon,
             beacon_key: config.beacon_key,
