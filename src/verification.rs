@@ -6,7 +6,7 @@ use crate::beacon_check::RoundCheck;
 use crate::record::{RecordProblem, RecordState};
 use eldorado_engine::deal::BEACON_KEY_LEN;
 use eldorado_engine::grid::{Grid, ROWS};
-use eldorado_engine::verify::{BalanceChange, Check, CommitmentSeen, DealEvidence, ExpectedDeal};
+use eldorado_engine::verify::{BalanceChange, Check, CommitmentSeen, ExpectedDeal};
 use eldorado_engine::{
     verify_sale_remembering, ClientNonce, Expected, LineOutcome, Money, PublicKeyBytes,
     VerifiedCommitments,
@@ -179,7 +179,7 @@ pub fn verify(
     let rounds = buyer.beacon.map(|key| RoundCheck { key });
     let deal = rounds.as_ref().map(|beacon| ExpectedDeal {
         beacon,
-        evidence: evidence.as_ref().map(DealEvidence::from_parts),
+        evidence: evidence.as_ref(),
     });
     let expected = Expected {
         stake_cents: Some(buyer.stake_cents),

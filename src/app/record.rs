@@ -16,7 +16,7 @@ use crate::record::{
     RECORD_POLL_MS,
 };
 use crate::verification::Rejection;
-use eldorado_engine::deal::BeaconClock;
+use eldorado_engine::deal::{dealing_round, BeaconClock};
 use eldorado_engine::transparency::{open_checkpoint, CheckedCheckpoint, LogEntry, LogKey};
 use eldorado_engine::Money;
 use std::rc::Weak;
@@ -297,8 +297,9 @@ async fn prove_sale(
 
 /// A sale dealt by the beacon: its purchase is in the first checkpoint
 /// that the witnesses cosigned holding it, that checkpoint is a prefix of
-/// the one kept, and the quorum cosigned it before the round that dealt
-/// it was published (docs/PROTOCOL.md §10). Run once the sale itself is
+/// the one kept, and the round that dealt it is the one the rule gives
+/// from when the quorum cosigned it (docs/PROTOCOL.md §10): the round it
+/// names if they cosigned it before that round was published. Run once the sale itself is
 /// proved on the record, so the kept checkpoint holds the purchase.
 async fn prove_bought_in_time(
     backend: &dyn Backend,
@@ -344,7 +345,13 @@ async fn prove_bought_in_time(
     if !extends(&kept, &covering, &consistency) {
         return Err(RecordProblem::Fork(Fork::BadProof));
     }
-    if covering.witnessed_before(schedule.time_of(purchase.round), trust.quorum) {
+    // The round that dealt it must be the one the rule gives from when
+    // the quorum first cosigned it: the one it names if in time, else the
+    // first after their cosignatures' second.
+    let proven = covering
+        .quorum_cosigned_at(trust.quorum)
+        .map(|second| dealing_round(purchase.round, second, schedule));
+    if proven == Some(deal.round.unwrap_or(purchase.round)) {
         Ok(())
     } else {
         Err(RecordProblem::DealtEarly)

@@ -38,6 +38,12 @@ pub struct DealEvidence {
     /// the operator's signature, in lowercase hex. It names the round.
     pub purchase: String,
     pub purchase_log_index: u64,
+    /// The round that dealt it: the one the purchase names, or a later
+    /// one when the witnesses proved the purchase on the record too late
+    /// for it (docs/PROTOCOL.md §10). Absent on evidence from before late
+    /// purchases were dealt so: the purchase's round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u64>,
     /// The round's BLS signature (48 bytes, hex); the round's randomness
     /// is its SHA-256.
     pub round_signature: String,
@@ -49,19 +55,11 @@ pub struct DealEvidence {
 }
 
 impl DealEvidence {
-    /// The purchase's leaf, the round's signature and the proof of
-    /// `position` in a block of `tickets`, as the engine checks them
-    /// (`eldorado_engine::deal::verify_evidence`); `None` unless the hex
-    /// reads.
-    pub fn parts(
-        &self,
-        tickets: u32,
-        position: u32,
-    ) -> Option<(
-        Vec<u8>,
-        [u8; eldorado_engine::deal::BEACON_SIGNATURE_LEN],
-        eldorado_engine::deal::DealProof,
-    )> {
+    /// The purchase's leaf, the round that dealt it, the round's
+    /// signature and the proof of `position` in a block of `tickets`, as
+    /// the engine checks them (`eldorado_engine::deal::verify_evidence`);
+    /// `None` unless the hex reads.
+    pub fn parts(&self, tickets: u32, position: u32) -> Option<eldorado_engine::deal::DealParts> {
         let leaf = hex::decode(&self.purchase).ok()?;
         let signature = hex::decode(&self.round_signature).ok()?.try_into().ok()?;
         let proof = eldorado_engine::deal::DealProof {
@@ -77,7 +75,12 @@ impl DealEvidence {
                 })
                 .collect(),
         };
-        Some((leaf, signature, proof))
+        Some(eldorado_engine::deal::DealParts {
+            purchase_leaf: leaf,
+            round: self.round,
+            round_signature: signature,
+            proof,
+        })
     }
 }
 

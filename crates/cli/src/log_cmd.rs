@@ -143,21 +143,18 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
         (Some((url, key, key_hex)), _) => {
             tracing::info!(beacon = %url, "re-dealing the purchases from the beacon's rounds");
             let beacon = LogClient::new(url)?.retrying_for(retry_for);
-            let rounds = deals::fetch_rounds(&beacon, key, audit.records())?;
-            let (counts, deal_findings) = deals::check_deals(audit.records(), &rounds);
-            findings.extend(deal_findings);
             let schedule = deals::schedule(&beacon, key_hex)?;
             let witnessing = deals::Witnessing {
                 log_key: &announced.log_key,
                 witnesses: &announced.witnesses,
                 quorum: announced.quorum,
             };
-            findings.extend(deals::check_timing(
-                &client,
-                &audit,
-                &witnessing,
-                &schedule,
-            )?);
+            let (dealing, timing_findings) =
+                deals::dealing_rounds(&client, &audit, &witnessing, &schedule)?;
+            findings.extend(timing_findings);
+            let rounds = deals::fetch_rounds(&beacon, key, &dealing)?;
+            let (counts, deal_findings) = deals::check_deals(audit.records(), &dealing, &rounds);
+            findings.extend(deal_findings);
             counts
         }
         (None, purchases) => {

@@ -9,7 +9,7 @@ use clap::Args;
 use eldorado_api::{LoggedReceipt, SaleResponse};
 use eldorado_engine::commit::{verifying_key, MAX_PLAYER_LEN};
 use eldorado_engine::deal::{BeaconKey, BEACON_KEY_LEN};
-use eldorado_engine::verify::{BalanceChange, Check, DealEvidence, Expected, ExpectedDeal};
+use eldorado_engine::verify::{BalanceChange, Check, Expected, ExpectedDeal};
 use eldorado_engine::{verify_sale, ClientNonce, PublicKeyBytes};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -161,7 +161,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
     }
     let deal = beacon.as_ref().map(|beacon| ExpectedDeal {
         beacon,
-        evidence: evidence.as_ref().map(DealEvidence::from_parts),
+        evidence: evidence.as_ref(),
     });
     let expected = Expected {
         player: args.player.as_deref(),

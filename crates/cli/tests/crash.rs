@@ -324,31 +324,23 @@ fn crash_loop_at(
         String::from_utf8_lossy(&audit.stderr)
     );
     // A purchase committed just before a kill is logged, and cosigned, only
-    // after the restart, later than the round it named: the audit cannot
-    // tell that from an operator who held a purchase back, and says so. It
-    // is still dealt by its round, by the rule. Any other finding fails.
+    // after the restart, later than the round it named: by the rule it is
+    // dealt by the first round after its cosignature, and the audit of an
+    // honest server finds nothing.
     let findings: Vec<&str> = report
         .lines()
         .filter(|l| l.starts_with("FINDING:"))
         .collect();
-    let late = findings
-        .iter()
-        .filter(|l| l.contains("not before the round"))
-        .count();
-    assert_eq!(findings.len(), late, "log audit after the kills: {report}");
+    assert!(findings.is_empty(), "log audit after the kills: {report}");
     assert!(
-        late == 0 || flags.iter().any(|f| f == "--beacon"),
-        "{report}"
-    );
-    assert!(
-        late <= unanswered.len(),
-        "more late purchases than requests a kill cut: {report}"
+        audit.status.success(),
+        "log audit after the kills: {report}"
     );
     server.kill();
     println!(
         "crash test: {kills} SIGKILL restarts, {} acknowledged sales, {stored} stored, \
          {logged} on the public record, {} unanswered at a kill (sent again), \
-         {late} purchases cosigned after their round, money delta {delta} cents",
+         money delta {delta} cents",
         acknowledged.len(),
         unanswered.len()
     );

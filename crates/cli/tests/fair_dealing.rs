@@ -203,10 +203,10 @@ fn check_deal(sale: &SaleResponse, operator: &str, beacon: &str) -> Result<u64, 
         .deal
         .as_ref()
         .expect("a dealt sale carries its evidence");
-    let (leaf, signature, proof) = evidence
+    let parts = evidence
         .parts(signed.tickets, signed.ticket.position)
         .unwrap();
-    verify_evidence(&operator, &beacon, signed, &leaf, &signature, &proof).map(|p| p.round)
+    verify_evidence(&operator, &beacon, signed, &parts).map(|p| parts.dealing_round(p.round))
 }
 
 fn sold(response: reqwest::blocking::Response) -> SaleResponse {
@@ -538,5 +538,74 @@ fn purchases_paid_at_the_operators_wallet_are_dealt_then_credited_there() {
         text(&passed).contains("purchases 12, dealt by the rule 12, waiting 0"),
         "{}",
         text(&passed)
+    );
+}
+
+/// Issue 43: nothing is dealt before a quorum of witnesses proved the
+/// purchase on the record. With the witness down past the round the
+/// purchase names, the purchase waits; once the witness cosigns, it is
+/// dealt by the first round after that cosignature's second, not by its
+/// own, and the buyer's check and the audit both hold it to that round.
+#[test]
+fn a_purchase_waits_for_its_witness_then_is_dealt_by_a_later_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let (beacon_addr, addr) = (free_port(), free_port());
+    let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
+    let _server = serve(&dir.path().join("data"), addr, beacon_addr, &key);
+    let url = format!("http://{addr}");
+    let player = Player::new(&url);
+    let start = player.balance();
+
+    // No witness yet: the purchase is paid, logged, and not dealt; the
+    // answer comes 4 s later, well after the round it names (at most
+    // lead + 1 s + a period after it).
+    let pending = player.buy("before-the-witness");
+    assert_eq!(pending.status(), 503);
+    let body: Value = read(pending);
+    assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
+    assert_eq!(player.balance(), start - 50, "bought and paid");
+
+    let _witness = witness(dir.path(), &url, WITNESS_SECRET);
+    let dealt = loop {
+        let answer = player.buy("before-the-witness");
+        if answer.status() == 200 {
+            break read::<SaleResponse>(answer);
+        }
+        let body: Value = read(answer);
+        assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
+    };
+    let evidence = dealt.deal.as_ref().expect("dealt by the beacon");
+    let leaf = hex::decode(&evidence.purchase).unwrap();
+    let Ok(eldorado_engine::transparency::LogEntry::Purchase { purchase, .. }) =
+        eldorado_engine::transparency::LogEntry::parse(&leaf)
+    else {
+        panic!("the evidence's purchase is a purchase record");
+    };
+    let config: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/config"))
+            .send()
+            .unwrap(),
+    );
+    let operator = config["public_key"].as_str().unwrap();
+    let round = check_deal(&dealt, operator, &key).expect("dealt by the rule");
+    assert!(
+        round > purchase.round,
+        "dealt by round {round}, not after the round {} it names",
+        purchase.round
+    );
+    assert_eq!(
+        player.balance(),
+        start - 50 + dealt.sale.sale.ticket.prize_cents
+    );
+    player.wait_logged(dealt.sale.sale.sale_id);
+    let passed = audit(&url, &[]);
+    let report = text(&passed);
+    assert!(passed.status.success(), "{report}");
+    assert!(!report.contains("FINDING"), "{report}");
+    assert!(
+        report.contains("purchases 1, dealt by the rule 1, waiting 0"),
+        "{report}"
     );
 }

@@ -8,7 +8,7 @@
 //! checks that ran.
 
 use crate::commit::{verifying_key, Money, Sale, SignatureError, SignedCommitment, SignedSale};
-use crate::deal::{verify_evidence, DealProof, VerifyRound, BEACON_SIGNATURE_LEN};
+use crate::deal::{verify_evidence, DealParts, VerifyRound};
 use crate::fixed_bytes::{ClientNonce, PublicKeyBytes};
 use crate::merkle::verify_proof;
 use crate::prize_table::{prize_table_digest, BLOCK_TICKETS};
@@ -141,7 +141,7 @@ pub struct ExpectedDeal<'a> {
     /// [`BeaconKey`](crate::deal::BeaconKey), or the page's own).
     pub beacon: &'a dyn VerifyRound,
     /// The sale's evidence, `None` when it came without any.
-    pub evidence: Option<DealEvidence<'a>>,
+    pub evidence: Option<&'a DealParts>,
 }
 
 impl std::fmt::Debug for ExpectedDeal<'_> {
@@ -149,28 +149,6 @@ impl std::fmt::Debug for ExpectedDeal<'_> {
         f.debug_struct("ExpectedDeal")
             .field("evidence", &self.evidence)
             .finish_non_exhaustive()
-    }
-}
-
-/// What the server shows of a deal (`eldorado_api::DealEvidence`, read).
-#[derive(Clone, Copy, Debug)]
-pub struct DealEvidence<'a> {
-    pub purchase_leaf: &'a [u8],
-    pub round_signature: &'a [u8; BEACON_SIGNATURE_LEN],
-    pub proof: &'a DealProof,
-}
-
-impl<'a> DealEvidence<'a> {
-    /// The evidence of the parts a sale's deal reads into: the purchase's
-    /// leaf, the round's signature and the proof (the API's
-    /// `DealEvidence::parts`).
-    pub fn from_parts(parts: &'a (Vec<u8>, [u8; BEACON_SIGNATURE_LEN], DealProof)) -> Self {
-        let (purchase_leaf, round_signature, proof) = parts;
-        DealEvidence {
-            purchase_leaf,
-            round_signature,
-            proof,
-        }
     }
 }
 
@@ -468,16 +446,9 @@ fn check_deal(
         .evidence
         .ok_or("the beacon deals this server's sales, but this one shows no deal")?;
     let operator = verifying_key(operator).map_err(|e| e.to_string())?;
-    verify_evidence(
-        &operator,
-        deal.beacon,
-        sale,
-        evidence.purchase_leaf,
-        evidence.round_signature,
-        evidence.proof,
-    )
-    .map(|_| ())
-    .map_err(|e| e.to_string())
+    verify_evidence(&operator, deal.beacon, sale, evidence)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// The checks of a receipt (a sale with its commitment) that need no

@@ -75,7 +75,7 @@ fn replay_with(purchases: &[Purchase]) -> DealReplay {
     let mut replay = DealReplay::default();
     replay.commitment(BLOCK, TICKETS).unwrap();
     for p in purchases {
-        replay.purchase(record_of(p), p).unwrap();
+        replay.purchase(record_of(p), p, Some(p.round)).unwrap();
     }
     replay
 }
@@ -238,25 +238,27 @@ fn a_sale_must_be_its_purchases_and_bought_once_the_block_deals_by_the_rule() {
 fn a_purchase_must_pay_and_name_its_committed_block() {
     let mut replay = DealReplay::default();
     assert_eq!(
-        replay.purchase(Hash([1; 32]), &purchase(1, 5)),
+        replay.purchase(Hash([1; 32]), &purchase(1, 5), Some(5)),
         Err(ReplayError::Uncommitted { block: BLOCK })
     );
     replay.commitment(BLOCK, TICKETS).unwrap();
     let mut free = purchase(1, 5);
     free.balance_after_cents = free.balance_before_cents;
     assert!(matches!(
-        replay.purchase(Hash([1; 32]), &free),
+        replay.purchase(Hash([1; 32]), &free, Some(5)),
         Err(ReplayError::NoStake { .. })
     ));
     let mut wrong = purchase(1, 5);
     wrong.tickets = TICKETS + 1;
     assert!(matches!(
-        replay.purchase(Hash([1; 32]), &wrong),
+        replay.purchase(Hash([1; 32]), &wrong, Some(5)),
         Err(ReplayError::WrongSize { .. })
     ));
-    replay.purchase(Hash([1; 32]), &purchase(1, 5)).unwrap();
+    replay
+        .purchase(Hash([1; 32]), &purchase(1, 5), Some(5))
+        .unwrap();
     assert_eq!(
-        replay.purchase(Hash([1; 32]), &purchase(1, 5)),
+        replay.purchase(Hash([1; 32]), &purchase(1, 5), Some(5)),
         Err(ReplayError::BoughtTwice { purchase_id: 1 })
     );
 }
@@ -271,4 +273,62 @@ fn a_tree_rebuilt_from_its_sold_positions_is_the_tree_of_its_takes() {
     assert_eq!(rebuilt.root(), taken.root());
     assert!(UnsoldTree::with_sold(TICKETS, [3, 3]).is_err());
     assert!(UnsoldTree::with_sold(TICKETS, [TICKETS]).is_err());
+}
+
+#[test]
+fn a_late_purchase_is_replayed_from_the_round_that_deals_it() {
+    // Named round 5, but proven on the record only in time for round 9.
+    let late = purchase(1, 5);
+    let mut replay = DealReplay::default();
+    replay.commitment(BLOCK, TICKETS).unwrap();
+    // The record hash is the logged purchase's, naming round 5.
+    let record = record_of(&late);
+    let dealt_by = |round| {
+        let tree = UnsoldTree::new(TICKETS).unwrap();
+        tree.select(deal_rank(&randomness(round).unwrap(), &record, TICKETS))
+            .unwrap()
+    };
+    assert_ne!(
+        dealt_by(5),
+        dealt_by(9),
+        "the test needs rounds that differ"
+    );
+    replay.purchase(record, &late, Some(9)).unwrap();
+    // Dealt by the round it names, as a late purchase may not be: a finding.
+    let mut again = DealReplay::default();
+    again.commitment(BLOCK, TICKETS).unwrap();
+    again.purchase(record, &late, Some(9)).unwrap();
+    assert!(matches!(
+        again.sale(&sale_of(&late, dealt_by(5)), randomness),
+        Err(ReplayError::NotTheRule { .. })
+    ));
+    assert_eq!(
+        replay.sale(&sale_of(&late, dealt_by(9)), randomness),
+        Ok(Dealt::ByRule { round: 9 })
+    );
+}
+
+#[test]
+fn a_purchase_dealt_before_the_witnesses_proved_it_is_a_finding_once() {
+    let purchases = vec![purchase(1, 5), purchase(2, 5)];
+    let positions = dealt_by_the_rule(&purchases);
+    let mut replay = DealReplay::default();
+    replay.commitment(BLOCK, TICKETS).unwrap();
+    replay
+        .purchase(record_of(&purchases[0]), &purchases[0], None)
+        .unwrap();
+    replay
+        .purchase(record_of(&purchases[1]), &purchases[1], Some(5))
+        .unwrap();
+    assert_eq!(
+        replay.sale(&sale_of(&purchases[0], positions[0]), randomness),
+        Err(ReplayError::Unproven { purchase_id: 1 })
+    );
+    // The block goes on from the position the log sold: the next deal
+    // is checked, and passes.
+    assert_eq!(
+        replay.sale(&sale_of(&purchases[1], positions[1]), randomness),
+        Ok(Dealt::ByRule { round: 5 })
+    );
+    assert_eq!(replay.waiting().count(), 0);
 }

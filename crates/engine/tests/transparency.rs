@@ -292,14 +292,11 @@ fn a_checkpoint_opens_with_the_log_key_and_the_quorum_of_witnesses() {
     let mut times = both.cosigned_at.clone();
     times.sort_unstable();
     assert_eq!(times, [1_796_200_000, 1_796_200_001]);
-    assert!(both.witnessed_before(1_796_200_001_000, 1));
-    assert!(!both.witnessed_before(1_796_200_000_999, 1));
-    assert!(!both.witnessed_before(1_796_200_001_999, 2));
-    assert!(both.witnessed_before(1_796_200_002_000, 2));
-    assert!(
-        !both.witnessed_before(u64::MAX, 0),
-        "no quorum proves nothing"
-    );
+    // The quorum's time is its latest cosignature's.
+    assert_eq!(both.quorum_cosigned_at(1), Some(1_796_200_000));
+    assert_eq!(both.quorum_cosigned_at(2), Some(1_796_200_001));
+    assert_eq!(both.quorum_cosigned_at(3), None);
+    assert_eq!(both.quorum_cosigned_at(0), None, "no quorum proves nothing");
     // A witness the page does not know counts for nothing.
     let stranger = witness(3);
     let mut by_stranger = note.clone();

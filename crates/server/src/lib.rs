@@ -91,6 +91,7 @@ pub async fn serve_on(
         tokio::spawn(dealer.run(
             state.store.clone(),
             state.clock.clone(),
+            state.log.clone(),
             state.log_kick.clone(),
         ))
     });

@@ -401,17 +401,6 @@ impl AppState {
         .map_err(ApiError::internal)
     }
 
-    /// The log leaf of a purchase: the same bytes the sequencer logged
-    /// (Ed25519 is deterministic).
-    pub fn sign_purchase(
-        &self,
-        purchase: &crate::store::PurchaseRecord,
-    ) -> Result<Vec<u8>, ApiError> {
-        eldorado_engine::transparency::LogEntry::sign_purchase(purchase.message(), &self.key)
-            .and_then(|entry| entry.to_leaf())
-            .map_err(ApiError::internal)
-    }
-
     /// The lease to run the public log's sequencer on its interval: `held`
     /// while its session stands, else taken if no other server holds it.
     pub fn sequencing_lease(&self, held: Option<Lease>) -> Option<Lease> {

@@ -1,14 +1,17 @@
-//! The deals re-dealt (docs/PROTOCOL.md §10): every round the log's
-//! purchases name is fetched from the beacon and verified against its
+//! The deals re-dealt (docs/PROTOCOL.md §10): the round that deals each
+//! purchase is settled from the first checkpoint its witnesses cosigned
+//! holding it (the one it names, or a later one if they cosigned it late),
+//! every such round is fetched from the beacon and verified against its
 //! key, then the engine's `DealReplay` runs through the records in order.
-//! A sale off the rule, out of order, for another buyer, or from a round
-//! the beacon does not vouch for is a finding.
+//! A sale off the rule, out of order, for another buyer, dealt before its
+//! witnesses proved it, or from a round the beacon does not vouch for is
+//! a finding.
 
 use super::audit::LogAudit;
 use super::client::LogClient;
 use super::records::Record;
 use eldorado_api::beacon::{BeaconInfo, BeaconRound};
-use eldorado_engine::deal::{BeaconClock, BeaconKey, DealReplay, Dealt};
+use eldorado_engine::deal::{dealing_round, BeaconClock, BeaconKey, DealReplay, Dealt};
 use eldorado_engine::transparency::{open_checkpoint, record_hash, LogEntry, LogKey, WitnessKey};
 use reqwest::StatusCode;
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,20 +25,17 @@ pub struct DealCounts {
     pub waiting: u64,
 }
 
-/// Each round the purchases of `records` name, verified; a round the
-/// beacon does not serve yet is left out (its purchases wait).
+/// The round that deals each purchase, by its record's index.
+pub type DealingRounds = BTreeMap<u64, u64>;
+
+/// Each of `rounds`, verified; a round the beacon does not serve yet is
+/// left out (its purchases wait).
 pub fn fetch_rounds(
     beacon: &LogClient,
     key: &BeaconKey,
-    records: &[Record],
+    rounds: &DealingRounds,
 ) -> Result<BTreeMap<u64, [u8; 32]>, String> {
-    let rounds: BTreeSet<u64> = records
-        .iter()
-        .filter_map(|r| match r {
-            Ok(LogEntry::Purchase { purchase, .. }) => Some(purchase.round),
-            _ => None,
-        })
-        .collect();
+    let rounds: BTreeSet<u64> = rounds.values().copied().collect();
     let mut values = BTreeMap::new();
     for round in rounds {
         let path = format!("/public/{round}");
@@ -64,9 +64,11 @@ pub fn fetch_rounds(
     Ok(values)
 }
 
-/// Replays every deal of the log.
+/// Replays every deal of the log, each purchase by its round in `dealing`
+/// (none: not proven, so not to be dealt).
 pub fn check_deals(
     records: &[Record],
+    dealing: &DealingRounds,
     rounds: &BTreeMap<u64, [u8; 32]>,
 ) -> (DealCounts, Vec<String>) {
     let mut replay = DealReplay::default();
@@ -87,12 +89,15 @@ pub fn check_deals(
                         continue;
                     }
                 };
-                replay.purchase(record_hash(&leaf), purchase).map_err(|e| {
-                    format!(
-                        "record {index}: purchase {} of block {}: {e}",
-                        purchase.purchase_id, purchase.block
-                    )
-                })
+                let round = dealing.get(&(index as u64)).copied();
+                replay
+                    .purchase(record_hash(&leaf), purchase, round)
+                    .map_err(|e| {
+                        format!(
+                            "record {index}: purchase {} of block {}: {e}",
+                            purchase.purchase_id, purchase.block
+                        )
+                    })
             }
             LogEntry::Sale { sale, .. } => match replay.sale(sale, |r| rounds.get(&r).copied()) {
                 Ok(Dealt::ByRule { .. }) => {
@@ -139,70 +144,95 @@ pub struct Witnessing<'a> {
     pub quorum: usize,
 }
 
-/// Every purchase was on the record, cosigned by the quorum of witnesses,
-/// before its round was published: else its buyer (or the operator) could
-/// have known the round's value when the purchase was made. Checked once
-/// per round, on its last purchase (a witness cosigns in order, so the
-/// earlier ones were cosigned no later).
-pub fn check_timing(
+/// The round that deals each purchase of the log: the one it names if the
+/// quorum of witnesses cosigned a checkpoint holding it before that round,
+/// else the first round published after the second they did (engine
+/// `dealing_round`), from the first such checkpoint the server serves
+/// (`/api/log/checkpoint/covering`). A purchase no such checkpoint holds
+/// is not proven and gets no round. Without witnesses nothing proves
+/// time: each purchase gets the round it names, and that is a finding.
+pub fn dealing_rounds(
     server: &LogClient,
     audit: &LogAudit,
     witnessing: &Witnessing<'_>,
     schedule: &BeaconClock,
-) -> Result<Vec<String>, String> {
-    let mut last_of_round = BTreeMap::<u64, u64>::new();
-    for (index, record) in audit.records().iter().enumerate() {
-        if let Ok(LogEntry::Purchase { purchase, .. }) = record {
-            last_of_round.insert(purchase.round, index as u64);
-        }
-    }
-    if last_of_round.is_empty() {
-        return Ok(Vec::new());
+) -> Result<(DealingRounds, Vec<String>), String> {
+    let purchases: Vec<(u64, u64)> = audit
+        .records()
+        .iter()
+        .enumerate()
+        .filter_map(|(index, record)| match record {
+            Ok(LogEntry::Purchase { purchase, .. }) => Some((index as u64, purchase.round)),
+            _ => None,
+        })
+        .collect();
+    if purchases.is_empty() {
+        return Ok((DealingRounds::new(), Vec::new()));
     }
     if witnessing.quorum == 0 {
-        return Ok(vec![format!(
-            "no witness vouches that the purchases of {} rounds were on the record before their rounds: the log has no quorum of witnesses",
-            last_of_round.len()
-        )]);
+        let findings = vec![format!(
+            "no witness vouches that the {} purchases were on the record before their rounds: the log has no quorum of witnesses",
+            purchases.len()
+        )];
+        return Ok((purchases.into_iter().collect(), findings));
     }
+    let mut dealing = DealingRounds::new();
     let mut findings = Vec::new();
-    for (round, index) in last_of_round {
-        let published = schedule.time_of(round);
-        let path = format!("/api/log/checkpoint/covering?index={index}");
-        let Some(note) = server.get_text_unless(&path, StatusCode::NOT_FOUND)? else {
-            findings.push(format!(
-                "record {index}: the purchase dealt by round {round} is in no checkpoint the witnesses cosigned"
-            ));
-            continue;
+    // The covering checkpoint of a record also covers every later record
+    // below its size: (size, the quorum's second).
+    let mut covering: Option<(u64, u64)> = None;
+    for (index, named) in purchases {
+        let cover = match covering {
+            Some(cover @ (size, _)) if index < size => cover,
+            _ => match covering_checkpoint(server, audit, witnessing, index, &mut findings)? {
+                Some(cover) => cover,
+                None => break,
+            },
         };
-        let checked = match open_checkpoint(
-            note.as_bytes(),
-            witnessing.log_key,
-            witnessing.witnesses,
-            witnessing.quorum,
-        ) {
-            Ok(checked) if checked.size > index => checked,
-            Ok(checked) => {
-                findings.push(format!(
-                    "GET {path}: a checkpoint of size {} does not hold record {index}",
-                    checked.size
-                ));
-                continue;
-            }
-            Err(e) => {
-                findings.push(format!("GET {path}: {e}"));
-                continue;
-            }
-        };
-        findings.extend(
-            audit.check_checkpoint(&format!("the checkpoint covering record {index}"), &checked),
-        );
-        if !checked.witnessed_before(published, witnessing.quorum) {
-            findings.push(format!(
-                "record {index}: the purchase dealt by round {round} (published at {published} ms) was first cosigned at {:?} s (checkpoint of size {}), not before the round",
-                checked.cosigned_at, checked.size
-            ));
-        }
+        covering = Some(cover);
+        dealing.insert(index, dealing_round(named, cover.1, schedule));
     }
-    Ok(findings)
+    Ok((dealing, findings))
+}
+
+/// The first checkpoint the quorum cosigned holding record `index`, as the
+/// server serves it and checked against what the audit holds: `(size, the
+/// second by which the quorum had cosigned it)`; `None` if there is none
+/// yet, or it does not hold up (a finding).
+fn covering_checkpoint(
+    server: &LogClient,
+    audit: &LogAudit,
+    witnessing: &Witnessing<'_>,
+    index: u64,
+    findings: &mut Vec<String>,
+) -> Result<Option<(u64, u64)>, String> {
+    let path = format!("/api/log/checkpoint/covering?index={index}");
+    let Some(note) = server.get_text_unless(&path, StatusCode::NOT_FOUND)? else {
+        return Ok(None);
+    };
+    let checked = match open_checkpoint(
+        note.as_bytes(),
+        witnessing.log_key,
+        witnessing.witnesses,
+        witnessing.quorum,
+    ) {
+        Ok(checked) if checked.size > index => checked,
+        Ok(checked) => {
+            findings.push(format!(
+                "GET {path}: a checkpoint of size {} does not hold record {index}",
+                checked.size
+            ));
+            return Ok(None);
+        }
+        Err(e) => {
+            findings.push(format!("GET {path}: {e}"));
+            return Ok(None);
+        }
+    };
+    findings.extend(
+        audit.check_checkpoint(&format!("the checkpoint covering record {index}"), &checked),
+    );
+    Ok(checked
+        .quorum_cosigned_at(witnessing.quorum)
+        .map(|second| (checked.size, second)))
 }

@@ -123,9 +123,8 @@ fn three_servers_deal_each_purchase_once_by_the_beacon() {
             let signed = &sale.sale.sale;
             assert!(tickets.insert((signed.block, signed.ticket.position)));
             let deal = sale.deal.as_ref().expect("each sale shows its deal");
-            let (leaf, signature, proof) =
-                deal.parts(signed.tickets, signed.ticket.position).unwrap();
-            verify_evidence(&operator, &beacon, signed, &leaf, &signature, &proof)
+            let parts = deal.parts(signed.tickets, signed.ticket.position).unwrap();
+            verify_evidence(&operator, &beacon, signed, &parts)
                 .unwrap_or_else(|e| panic!("{player}: sale {}: {e}", signed.sale_id));
         }
     }

@@ -28,19 +28,45 @@ pub enum EvidenceError {
     },
     #[error("the deal: {0}")]
     Deal(#[from] DealError),
+    #[error("dealt by round {dealt}, before round {named} that the purchase names")]
+    EarlierRound { dealt: u64, named: u64 },
+}
+
+/// A deal's evidence as read from the server's answer: the purchase's
+/// leaf, the round that dealt it (`None`: the one the purchase names), the
+/// round's signature and the position's proof.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DealParts {
+    pub purchase_leaf: Vec<u8>,
+    pub round: Option<u64>,
+    pub round_signature: [u8; BEACON_SIGNATURE_LEN],
+    pub proof: DealProof,
+}
+
+impl DealParts {
+    /// The round that dealt the purchase `named` names.
+    pub fn dealing_round(&self, named: u64) -> u64 {
+        self.round.unwrap_or(named)
+    }
 }
 
 /// Checks that `sale` was dealt by the rule from the purchase logged as
-/// `purchase_leaf` and the round whose signature is `round_signature`;
-/// returns the purchase.
+/// `parts.purchase_leaf` and the round `parts` names, not earlier than the
+/// purchase's own; returns the purchase. Whether that round is the one
+/// the witnesses' cosignatures give (`dealing_round`) is the record's
+/// check: it needs the checkpoint that first held the purchase.
 pub fn verify_evidence(
     operator: &VerifyingKey,
     beacon: &dyn VerifyRound,
     sale: &Sale,
-    purchase_leaf: &[u8],
-    round_signature: &[u8; BEACON_SIGNATURE_LEN],
-    proof: &DealProof,
+    parts: &DealParts,
 ) -> Result<Purchase, EvidenceError> {
+    let DealParts {
+        purchase_leaf,
+        round_signature,
+        proof,
+        ..
+    } = parts;
     let entry = LogEntry::parse(purchase_leaf).map_err(|_| EvidenceError::NotAPurchase)?;
     entry.verify(operator)?;
     let LogEntry::Purchase { purchase, .. } = entry else {
@@ -68,7 +94,14 @@ pub fn verify_evidence(
             position: ticket.position,
         });
     }
-    let randomness = beacon.randomness(purchase.round, round_signature)?;
+    let round = parts.dealing_round(purchase.round);
+    if round < purchase.round {
+        return Err(EvidenceError::EarlierRound {
+            dealt: round,
+            named: purchase.round,
+        });
+    }
+    let randomness = beacon.randomness(round, round_signature)?;
     verify_deal(&randomness, &record_hash(purchase_leaf), proof)?;
     Ok(purchase)
 }

@@ -15,6 +15,7 @@ mod evidence;
 mod purchase;
 mod rank;
 mod replay;
+mod timing;
 mod unsold_tree;
 mod window;
 
@@ -22,9 +23,10 @@ pub use beacon::{
     BeaconClock, BeaconError, BeaconKey, VerifyRound, BEACON_KEY_LEN, BEACON_SCHEME,
     BEACON_SIGNATURE_LEN,
 };
-pub use evidence::{verify_evidence, EvidenceError};
+pub use evidence::{verify_evidence, DealParts, EvidenceError};
 pub use purchase::{Purchase, PURCHASE_TAG};
 pub use rank::{deal_rank, DEAL_TAG};
 pub use replay::{DealReplay, Dealt, ReplayError};
+pub use timing::{dealing_round, quorum_time};
 pub use unsold_tree::{verify_take, Node, TakeError, Taken, UnsoldTree, MAX_LEAVES};
 pub use window::{deal_one, verify_deal, DealError, DealProof};

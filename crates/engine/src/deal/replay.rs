@@ -4,7 +4,9 @@
 //! dealt yet (same buyer, nonce and balance before), at the position the
 //! rule picks from that purchase's round among the positions still
 //! unsold. Before a block's first purchase, sales (dealt in order, before
-//! fair dealing) simply take their positions.
+//! fair dealing) simply take their positions. Which round deals each
+//! purchase is the caller's to say ([`dealing_round`](super::dealing_round),
+//! from when the witnesses cosigned it): none while they have not.
 
 use super::purchase::Purchase;
 use super::rank::deal_rank;
@@ -41,6 +43,8 @@ pub enum ReplayError {
     },
     #[error("round {round} of the beacon is not known")]
     MissingRound { round: u64 },
+    #[error("purchase {purchase_id} is dealt, but no quorum of witnesses cosigned it: no round may deal it yet")]
+    Unproven { purchase_id: u64 },
     #[error("position {position}, where the rule deals position {expected} (rank {rank} of {unsold} unsold)")]
     NotTheRule {
         position: u32,
@@ -57,6 +61,8 @@ pub enum ReplayError {
 struct Waiting {
     record: Hash,
     purchase: Purchase,
+    /// The round that deals it; `None` until the witnesses proved it.
+    round: Option<u64>,
 }
 
 #[derive(Debug)]
@@ -87,8 +93,14 @@ impl DealReplay {
         Ok(())
     }
 
-    /// A purchase, whose log record hash is `record`.
-    pub fn purchase(&mut self, record: Hash, purchase: &Purchase) -> Result<(), ReplayError> {
+    /// A purchase, whose log record hash is `record`, dealt by `round`
+    /// (`None`: not proven on the record yet, so not to be dealt).
+    pub fn purchase(
+        &mut self,
+        record: Hash,
+        purchase: &Purchase,
+        round: Option<u64>,
+    ) -> Result<(), ReplayError> {
         let deals = self.block(purchase.block, purchase.tickets)?;
         if deals
             .waiting
@@ -112,6 +124,7 @@ impl DealReplay {
         deals.waiting.push_back(Waiting {
             record,
             purchase: purchase.clone(),
+            round,
         });
         Ok(())
     }
@@ -128,7 +141,12 @@ impl DealReplay {
             deals.tree.take(sale.position)?;
             return Ok(Dealt::InOrder);
         }
-        let Some(Waiting { record, purchase }) = deals.waiting.front() else {
+        let Some(Waiting {
+            record,
+            purchase,
+            round,
+        }) = deals.waiting.front()
+        else {
             return Err(ReplayError::NotBought);
         };
         let same = |equal: bool, field| {
@@ -143,7 +161,16 @@ impl DealReplay {
             sale.balance_before_cents == purchase.balance_before_cents,
             "balance before",
         )?;
-        let round = purchase.round;
+        let Some(round) = *round else {
+            // Dealt before it was proven: nothing says which round may
+            // deal it. Taken as dealt, so the block's later deals are
+            // still checked.
+            let purchase_id = purchase.purchase_id;
+            if deals.tree.take(sale.position).is_ok() {
+                deals.waiting.pop_front();
+            }
+            return Err(ReplayError::Unproven { purchase_id });
+        };
         let value = randomness(round).ok_or(ReplayError::MissingRound { round })?;
         let unsold = deals.tree.unsold();
         let rank = deal_rank(&value, record, unsold);
@@ -171,13 +198,14 @@ impl DealReplay {
         Ok(Dealt::ByRule { round })
     }
 
-    /// Purchases of the log not dealt yet: `(block, purchase id, round)`.
-    pub fn waiting(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+    /// Purchases of the log not dealt yet: `(block, purchase id, the
+    /// round that deals it if proven)`.
+    pub fn waiting(&self) -> impl Iterator<Item = (u64, u64, Option<u64>)> + '_ {
         self.blocks.iter().flat_map(|(block, deals)| {
             deals
                 .waiting
                 .iter()
-                .map(move |w| (*block, w.purchase.purchase_id, w.purchase.round))
+                .map(move |w| (*block, w.purchase.purchase_id, w.round))
         })
     }
 

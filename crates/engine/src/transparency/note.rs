@@ -264,16 +264,11 @@ pub struct CheckedCheckpoint {
 }
 
 impl CheckedCheckpoint {
-    /// At least `quorum` of its witnesses provably cosigned it before
-    /// `ms` (Unix milliseconds): a cosignature of second `t` was made
-    /// before `(t + 1) × 1000` ms.
-    pub fn witnessed_before(&self, ms: u64, quorum: usize) -> bool {
-        let early = self
-            .cosigned_at
-            .iter()
-            .filter(|&&t| t.saturating_add(1).saturating_mul(1000) <= ms)
-            .count();
-        quorum > 0 && early >= quorum
+    /// The second by which at least `quorum` of its witnesses had
+    /// cosigned it (the `quorum`-th earliest cosignature): it was on the
+    /// record before `(t + 1) × 1000` ms. `None` with fewer, or quorum 0.
+    pub fn quorum_cosigned_at(&self, quorum: usize) -> Option<u64> {
+        crate::deal::quorum_time(&self.cosigned_at, quorum)
     }
 }
 

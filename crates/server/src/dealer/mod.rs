@@ -2,11 +2,14 @@
 //! sale desk records purchases that name the first beacon round published
 //! after the second during which the witnesses will have cosigned them
 //! (`--deal-lead-ms` after the purchase); the sequencer logs them; the
-//! dealer, every `--deal-poll-ms`, fetches the rounds that logged
-//! purchases wait for once they are out, verifies them against the pinned
-//! key, and deals (`store::deal`) in one transaction. Several servers on
-//! one database may deal at once: the purchases are locked, so each is
-//! dealt once, in its block's order.
+//! dealer, every `--deal-poll-ms`, settles which round deals each logged
+//! purchase once a quorum of witnesses cosigned it (`proven`: the one it
+//! names, or a later one if they cosigned it too late), fetches those
+//! rounds once they are out, verifies them against the pinned key, and
+//! deals (`store::deal`) in one transaction. Nothing is dealt before its
+//! witnesses proved it on the record. Several servers on one database may
+//! deal at once: the purchases are locked, so each is dealt once, in its
+//! block's order.
 //!
 //! A sale request waits for its deal up to `--deal-wait-ms`, then answers
 //! `DEAL_PENDING`; the same key answers the sale once dealt. A beacon that
@@ -14,6 +17,7 @@
 
 mod beacon_client;
 pub mod known_schedule;
+mod proven;
 mod waiting;
 
 pub use beacon_client::{BeaconClient, BeaconClientError};
@@ -21,7 +25,8 @@ pub use beacon_client::{BeaconClient, BeaconClientError};
 use crate::clock::Clock;
 use crate::config::DealingConfig;
 use crate::error::ApiError;
-use crate::store::deal::{Dealt, Randomness, Trees};
+use crate::public_log::LogIdentity;
+use crate::store::deal::{Dealt, Randomness, Rounds, Trees};
 use crate::store::{PurchaseRecord, SaleRecord, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -164,15 +169,19 @@ impl Dealer {
         self: Arc<Self>,
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
+        log: LogIdentity,
         log_kick: Arc<tokio::sync::Notify>,
     ) {
+        let log = Arc::new(log);
         let mut every = tokio::time::interval(self.poll);
         every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut trees = Trees::new();
         let mut beacon_down = false;
         loop {
             every.tick().await;
-            let pass = self.pass(&store, &*clock, trees, &mut beacon_down).await;
+            let pass = self
+                .pass(&store, &*clock, &log, trees, &mut beacon_down)
+                .await;
             trees = pass.0;
             match pass.1 {
                 Ok(dealt) if dealt.is_empty() => {}
@@ -192,20 +201,29 @@ impl Dealer {
         &self,
         store: &Arc<dyn Store>,
         clock: &dyn Clock,
+        log: &Arc<LogIdentity>,
         trees: Trees,
         beacon_down: &mut bool,
     ) -> (Trees, Result<Vec<Dealt>, String>) {
-        let rounds = {
-            let store = Arc::clone(store);
-            tokio::task::spawn_blocking(move || store.undealt_rounds(ROUNDS_PER_PASS)).await
+        let schedule = self.beacon.schedule();
+        let dealing = {
+            let (store, log) = (Arc::clone(store), Arc::clone(log));
+            tokio::task::spawn_blocking(move || {
+                let undealt = store.undealt_logged(DEAL_BATCH)?;
+                proven::dealing_rounds(&*store, &log, &schedule, &undealt)
+            })
+            .await
         };
-        let rounds = match rounds {
-            Ok(Ok(rounds)) => rounds,
+        let dealing: Rounds = match dealing {
+            Ok(Ok(dealing)) => dealing,
             Ok(Err(e)) => return (trees, Err(e.to_string())),
             Err(e) => return (trees, Err(e.to_string())),
         };
+        let mut rounds: Vec<u64> = dealing.values().copied().collect();
+        rounds.sort_unstable();
+        rounds.dedup();
+        rounds.truncate(ROUNDS_PER_PASS as usize);
         let now_ms = clock.now_ms();
-        let schedule = self.beacon.schedule();
         let mut randomness = Randomness::new();
         for round in rounds {
             if schedule.time_of(round) > now_ms {
@@ -234,7 +252,7 @@ impl Dealer {
         let store = Arc::clone(store);
         let dealt = tokio::task::spawn_blocking(move || {
             let mut trees = trees;
-            let dealt = store.deal(&randomness, &mut trees, DEAL_BATCH, now_ms);
+            let dealt = store.deal(&dealing, &randomness, &mut trees, DEAL_BATCH, now_ms);
             (trees, dealt)
         })
         .await;

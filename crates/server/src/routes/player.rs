@@ -85,10 +85,17 @@ fn deal_evidence(
     };
     let proof = read_proof(proof, record.block_tickets, record.ticket.position)
         .ok_or_else(|| ApiError::internal("a stored deal proof does not read"))?;
-    let leaf = state.sign_purchase(&purchase)?;
+    // The leaf as logged, never one signed again from the row: the buyer
+    // checks the record itself.
+    let leaf = state
+        .store
+        .log_leaves(index, index + 1)?
+        .pop()
+        .ok_or_else(|| ApiError::internal("a dealt purchase's record is missing"))?;
     Ok(Some(DealEvidence {
         purchase: hex::encode(leaf),
         purchase_log_index: index,
+        round: Some(purchase.dealt_round.unwrap_or(purchase.round)),
         round_signature: hex::encode(signature),
         unsold_root: proof.before,
         siblings: proof

@@ -7,8 +7,11 @@
 //! the stake, after stake and prize) and marks the purchase dealt, all in
 //! the caller's one transaction.
 //!
-//! A purchase whose round is not out yet holds back every later purchase
-//! of its block: a block's deals never change order.
+//! Which round deals each purchase is the dealer's to say (the one it
+//! names, or a later one if its witnesses cosigned it late: engine
+//! `dealing_round`). A purchase whose round is not known or not out yet
+//! holds back every later purchase of its block: a block's deals never
+//! change order.
 //!
 //! A purchase paid at the operator's seamless wallet (its idempotency key
 //! names a paid round) has its prize queued as that round's credit
@@ -32,6 +35,18 @@ pub struct BeaconValue {
 /// Each round's value.
 pub type Randomness = HashMap<u64, BeaconValue>;
 
+/// The round that deals each purchase proven on the record, by purchase id.
+pub type Rounds = HashMap<u64, u64>;
+
+/// A logged purchase not dealt yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undealt {
+    pub purchase_id: u64,
+    pub log_index: u64,
+    /// The round it names.
+    pub round: u64,
+}
+
 /// The dealer's unsold tree of each block it dealt from, kept between
 /// passes; checked against the store's count of sales before each use.
 pub type Trees = HashMap<u64, UnsoldTree>;
@@ -50,6 +65,7 @@ pub struct Dealt {
 pub fn deal_waiting<T: RoundTx + ?Sized>(
     tx: &mut T,
     trees: &mut Trees,
+    rounds: &Rounds,
     randomness: &Randomness,
     limit: u32,
     now_ms: u64,
@@ -61,14 +77,15 @@ pub fn deal_waiting<T: RoundTx + ?Sized>(
         if held.contains(&purchase.block) {
             continue;
         }
-        let Some(value) = randomness.get(&purchase.round) else {
+        let round = rounds.get(&purchase.purchase_id);
+        let Some((&round, value)) = round.and_then(|r| Some((r, randomness.get(r)?))) else {
             held.insert(purchase.block);
             continue;
         };
         if checked.insert(purchase.block) {
             current_tree(tx, trees, purchase.block, purchase.block_tickets)?;
         }
-        dealt.push(deal(tx, trees, &purchase, value, now_ms)?);
+        dealt.push(deal(tx, trees, &purchase, round, value, now_ms)?);
     }
     Ok(dealt)
 }
@@ -77,6 +94,7 @@ fn deal<T: RoundTx + ?Sized>(
     tx: &mut T,
     trees: &mut Trees,
     purchase: &PurchaseRecord,
+    round: u64,
     value: &BeaconValue,
     now_ms: u64,
 ) -> StoreResult<Dealt> {
@@ -126,6 +144,7 @@ fn deal<T: RoundTx + ?Sized>(
         purchase.purchase_id,
         sale_id,
         &proof_bytes(&proof),
+        round,
         &value.signature,
     )?;
     Ok(Dealt {

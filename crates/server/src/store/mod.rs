@@ -291,6 +291,9 @@ pub struct PurchaseRecord {
     /// signature, for the buyer to verify.
     pub deal_proof: Option<Vec<u8>>,
     pub round_signature: Option<Vec<u8>>,
+    /// Once dealt, the round that dealt it (`None` on purchases dealt
+    /// before it was kept: their own round).
+    pub dealt_round: Option<u64>,
 }
 
 impl PurchaseRecord {
@@ -507,12 +510,14 @@ pub trait Store: Send + Sync + 'static {
     fn purchase_of_sale(&self, sale_id: u64) -> StoreResult<Option<PurchaseRecord>>;
     /// Purchases not dealt yet, logged or not.
     fn undealt_purchases(&self) -> StoreResult<u64>;
-    /// The rounds that logged purchases wait for, lowest first.
-    fn undealt_rounds(&self, limit: u32) -> StoreResult<Vec<u64>>;
+    /// Logged purchases not dealt yet, oldest record first, at most `limit`.
+    fn undealt_logged(&self, limit: u32) -> StoreResult<Vec<deal::Undealt>>;
     /// Deals, in one transaction, the logged purchases waiting (at most
-    /// `limit`) whose round's value is in `randomness` (`store::deal`).
+    /// `limit`) whose round (`rounds`, by purchase id) has its value in
+    /// `randomness` (`store::deal`).
     fn deal(
         &self,
+        rounds: &deal::Rounds,
         randomness: &deal::Randomness,
         trees: &mut deal::Trees,
         limit: u32,

@@ -298,6 +298,7 @@ fn buy_one<T: PurchaseTx + ?Sized>(
         sale_id: None,
         deal_proof: None,
         round_signature: None,
+        dealt_round: None,
     }))
 }
 

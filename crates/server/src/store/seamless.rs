@@ -279,6 +279,7 @@ fn settle_purchase<T: RoundTx + ?Sized>(
             sale_id: None,
             deal_proof: None,
             round_signature: None,
+            dealt_round: None,
         },
         sold_out,
     })

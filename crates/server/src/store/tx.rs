@@ -196,12 +196,13 @@ pub trait PurchaseTx: SaleTx {
     /// How many positions of the block have a sale.
     fn sold_count(&mut self, block: u64) -> StoreResult<u32>;
     /// Marks the purchase dealt into `sale_id`, with the deal's proof
-    /// (`deal::proof_bytes`) and its round's signature.
+    /// (`deal::proof_bytes`), the round that dealt it and its signature.
     fn set_purchase_dealt(
         &mut self,
         purchase_id: u64,
         sale_id: u64,
         proof: &[u8],
+        round: u64,
         round_signature: &[u8],
     ) -> StoreResult<()>;
 }

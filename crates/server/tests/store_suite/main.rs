@@ -95,6 +95,7 @@ macro_rules! all_cases {
                 each_build_of_the_page_is_logged_once,
                 purchases_are_paid_logged_then_dealt_by_the_rule,
                 a_purchase_waiting_for_its_round_holds_back_its_block,
+                a_late_purchase_is_dealt_by_the_round_the_dealer_gives_it,
                 two_dealers_deal_each_purchase_once,
                 paid_wallet_rounds_are_dealt_and_their_prizes_credited_at_the_wallet,
                 a_purchase_names_the_round_of_its_logging,

@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0010_wallet_purchases.sql"),
     include_str!("../../../migrations/postgres/0011_evicted_sessions.sql"),
     include_str!("../../../migrations/postgres/0012_page_builds.sql"),
+    include_str!("../../../migrations/postgres/0013_dealt_round.sql"),
 ];
 
 /// The advisory lock key of migrations (any constant shared by all servers).

@@ -779,12 +779,14 @@ impl<C: Conn + ?Sized> PurchaseTx for C {
         purchase_id: u64,
         sale_id: u64,
         proof: &[u8],
+        round: u64,
         round_signature: &[u8],
     ) -> StoreResult<()> {
         let params = [
             int(sale_id)?,
             proof.into(),
             round_signature.into(),
+            int(round)?,
             int(purchase_id)?,
         ];
         if self.execute(&q::SET_PURCHASE_DEALT, &params)? != 1 {

@@ -150,7 +150,7 @@ impl BatchCache {
         let by_key = [Param::Texts(key_players), Param::Texts(keys)];
         // A sale's row (TRUE last): its id, key and stake; else a purchase.
         query(conn, &q::BATCH_BY_KEY, &by_key, |r| {
-            if r.bool(15)? {
+            if r.bool(16)? {
                 let key = (r.text(1)?, r.text(2)?);
                 let sale = (r.u64(0, "sale id")?, r.u64(5, "stake")?);
                 cache.sales.insert(key, Some(sale));

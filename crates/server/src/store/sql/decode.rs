@@ -213,6 +213,7 @@ pub fn purchase(row: &Row) -> StoreResult<PurchaseRecord> {
         sale_id: row.opt_u64(12, "sale id")?,
         deal_proof: row.opt_bytes(13)?,
         round_signature: row.opt_bytes(14)?,
+        dealt_round: row.opt_u64(15, "beacon round")?,
     })
 }
 

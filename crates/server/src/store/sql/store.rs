@@ -287,16 +287,21 @@ impl<B: Backend> Store for SqlStore<B> {
             .read(|c| super::query_one(c, &text::UNDEALT_COUNT, &[], |r| r.u64(0, "purchases")))
     }
 
-    fn undealt_rounds(&self, limit: u32) -> StoreResult<Vec<u64>> {
+    fn undealt_logged(&self, limit: u32) -> StoreResult<Vec<deal::Undealt>> {
         self.backend.read(|c| {
-            super::query(c, &text::UNDEALT_ROUNDS, &[limit.into()], |r| {
-                r.u64(0, "beacon round")
+            super::query(c, &text::UNDEALT_LOGGED, &[limit.into()], |r| {
+                Ok(deal::Undealt {
+                    purchase_id: r.u64(0, "purchase id")?,
+                    log_index: r.u64(1, "log index")?,
+                    round: r.u64(2, "beacon round")?,
+                })
             })
         })
     }
 
     fn deal(
         &self,
+        rounds: &deal::Rounds,
         randomness: &deal::Randomness,
         trees: &mut deal::Trees,
         limit: u32,
@@ -304,7 +309,7 @@ impl<B: Backend> Store for SqlStore<B> {
     ) -> StoreResult<Vec<deal::Dealt>> {
         let dealt = self
             .backend
-            .transaction(|c| deal::deal_waiting(c, trees, randomness, limit, now_ms));
+            .transaction(|c| deal::deal_waiting(c, trees, rounds, randomness, limit, now_ms));
         if dealt.is_err() {
             // The trees took positions the rollback gave back.
             trees.clear();

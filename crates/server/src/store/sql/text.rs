@@ -34,7 +34,7 @@ macro_rules! purchase_select {
         "SELECT p.purchase_id, p.player_id, p.idempotency_key, p.block, \
          (SELECT b.tickets FROM blocks b WHERE b.id = p.block), p.stake_cents, p.bought_at_ms, \
          p.client_nonce, p.round, p.balance_before, p.balance_after, p.log_index, p.sale_id, \
-         p.deal_proof, p.round_signature FROM purchases p "
+         p.deal_proof, p.round_signature, p.dealt_round FROM purchases p "
     };
 }
 
@@ -268,12 +268,13 @@ texts! {
          FOR UPDATE"
     );
     UNDEALT_COUNT = "SELECT COUNT(*) FROM purchases WHERE sale_id IS NULL";
-    UNDEALT_ROUNDS = "SELECT DISTINCT round FROM purchases \
-                      WHERE sale_id IS NULL AND log_index IS NOT NULL ORDER BY round LIMIT $1";
+    UNDEALT_LOGGED = "SELECT purchase_id, log_index, round FROM purchases \
+                      WHERE sale_id IS NULL AND log_index IS NOT NULL ORDER BY log_index LIMIT $1";
     SOLD_POSITIONS = "SELECT position FROM sales WHERE block = $1";
     SOLD_COUNT = "SELECT COUNT(*) FROM sales WHERE block = $1";
     SET_PURCHASE_DEALT = "UPDATE purchases SET sale_id = $1, deal_proof = $2, \
-                          round_signature = $3 WHERE purchase_id = $4 AND sale_id IS NULL";
+                          round_signature = $3, dealt_round = $4 \
+                          WHERE purchase_id = $5 AND sale_id IS NULL";
     /// Sums of BIGINT are NUMERIC in PostgreSQL: cast back, exactly.
     BALANCES = "SELECT CAST(COALESCE(SUM(balance_cents), 0) AS BIGINT) FROM players";
     SALE_TOTALS = "SELECT CAST(COALESCE(SUM(stake_cents), 0) AS BIGINT), \
@@ -425,7 +426,7 @@ pub static BATCH_BY_KEY: Sql = Sql::new(concat!(
     purchase_select!(),
     "WHERE (p.player_id, p.idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))\
      ) AS pu UNION ALL SELECT s.sale_id, s.player_id, s.idempotency_key, NULL, NULL, \
-     s.stake_cents, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, TRUE FROM sales s \
+     s.stake_cents, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, TRUE FROM sales s \
      WHERE (s.player_id, s.idempotency_key) IN (SELECT * FROM UNNEST($1::text[], $2::text[]))"
 ));
 /// A block's released tickets and tickets reserved by seamless rounds,

@@ -19,6 +19,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/sqlite/0010_wallet_purchases.sql"),
     include_str!("../../../migrations/sqlite/0011_evicted_sessions.sql"),
     include_str!("../../../migrations/sqlite/0012_page_builds.sql"),
+    include_str!("../../../migrations/sqlite/0013_dealt_round.sql"),
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> StoreResult<()> {

@@ -6,7 +6,7 @@ use super::public_log::{pass, pass_naming};
 use super::*;
 use eldorado_engine::deal::{DealReplay, Dealt as Replayed};
 use eldorado_engine::transparency::{record_hash, LogEntry};
-use eldorado_server::store::deal::{BeaconValue, Dealt, Randomness, Trees};
+use eldorado_server::store::deal::{BeaconValue, Dealt, Randomness, Rounds, Trees};
 use eldorado_server::store::PurchaseRecord;
 
 const TICKETS: &[&[&str]] = &[LOSE, WIN_2, LOSE, WIN_2, LOSE, LOSE, WIN_2, LOSE];
@@ -31,7 +31,20 @@ fn value(round: u64) -> [u8; 32] {
     value
 }
 
+/// Deals the logged purchases by the rounds they name, with the values of
+/// `rounds` out.
 fn deal(store: &dyn Store, rounds: &[u64], trees: &mut Trees) -> Vec<Dealt> {
+    let named: Rounds = store
+        .undealt_logged(100)
+        .unwrap()
+        .iter()
+        .map(|u| (u.purchase_id, u.round))
+        .collect();
+    deal_by(store, &named, rounds, trees)
+}
+
+/// Deals the logged purchases by the rounds `dealing` gives them.
+fn deal_by(store: &dyn Store, dealing: &Rounds, rounds: &[u64], trees: &mut Trees) -> Vec<Dealt> {
     let randomness: Randomness = rounds
         .iter()
         .map(|&r| {
@@ -42,7 +55,9 @@ fn deal(store: &dyn Store, rounds: &[u64], trees: &mut Trees) -> Vec<Dealt> {
             (r, value)
         })
         .collect();
-    store.deal(&randomness, trees, 100, START_MS).unwrap()
+    store
+        .deal(dealing, &randomness, trees, 100, START_MS)
+        .unwrap()
 }
 
 /// Every record of the log replayed by the engine, as the auditor does:
@@ -58,7 +73,9 @@ fn replay_log(store: &dyn Store) -> u64 {
                     .unwrap();
             }
             LogEntry::Purchase { purchase, .. } => {
-                replay.purchase(record_hash(&leaf), &purchase).unwrap();
+                replay
+                    .purchase(record_hash(&leaf), &purchase, Some(purchase.round))
+                    .unwrap();
             }
             LogEntry::Sale { sale, .. } => {
                 let dealt = replay.sale(&sale, |r| Some(value(r))).unwrap();
@@ -92,7 +109,13 @@ pub fn purchases_are_paid_logged_then_dealt_by_the_rule(backend: &impl Backend) 
     let mut trees = Trees::new();
     assert!(deal(&*store, &[7], &mut trees).is_empty(), "not logged yet");
     pass(&*store, 100);
-    assert_eq!(store.undealt_rounds(10).unwrap(), vec![7]);
+    let undealt = store.undealt_logged(10).unwrap();
+    assert_eq!(
+        undealt.iter().map(|u| u.purchase_id).collect::<Vec<_>>(),
+        purchases.iter().map(|p| p.purchase_id).collect::<Vec<_>>(),
+        "in log order"
+    );
+    assert!(undealt.iter().all(|u| u.round == 7));
     assert!(deal(&*store, &[6], &mut trees).is_empty(), "not its round");
     let dealt = deal(&*store, &[7], &mut trees);
     assert_eq!(
@@ -152,6 +175,40 @@ pub fn a_purchase_waiting_for_its_round_holds_back_its_block(backend: &impl Back
     );
     pass(&*store, 100);
     assert_eq!(replay_log(&*store), 2);
+}
+
+pub fn a_late_purchase_is_dealt_by_the_round_the_dealer_gives_it(backend: &impl Backend) {
+    let store = backend.open();
+    insert(&*store, 1, Stake::HALF_EURO, PLAY, TICKETS);
+    assert!(store.create_player("ann", PlayerKind::Demo, 1_000).unwrap());
+    let now = backend.clock().now_ms();
+    let late = buy(&*store, "late-1", now, 5);
+    let next = buy(&*store, "next-1", now, 5);
+    pass(&*store, 100);
+    let mut trees = Trees::new();
+    // Only the first is proven, and too late for round 5: it waits for
+    // round 9, and the block's next purchase waits behind it.
+    let dealing: Rounds = [(late.purchase_id, 9)].into();
+    assert!(deal_by(&*store, &dealing, &[5], &mut trees).is_empty());
+    let dealt = deal_by(&*store, &dealing, &[5, 9], &mut trees);
+    assert_eq!(
+        dealt.iter().map(|d| d.purchase_id).collect::<Vec<_>>(),
+        vec![late.purchase_id]
+    );
+    let kept = store.purchase(late.purchase_id).unwrap().unwrap();
+    assert_eq!((kept.round, kept.dealt_round), (5, Some(9)));
+    assert_eq!(kept.round_signature.as_deref(), Some(&[9u8; 48][..]));
+    let dealing: Rounds = [(next.purchase_id, 5)].into();
+    let dealt = deal_by(&*store, &dealing, &[5], &mut trees);
+    assert_eq!(dealt.len(), 1);
+    assert_eq!(
+        store
+            .purchase(next.purchase_id)
+            .unwrap()
+            .unwrap()
+            .dealt_round,
+        Some(5)
+    );
 }
 
 pub fn two_dealers_deal_each_purchase_once(backend: &impl Backend) {
