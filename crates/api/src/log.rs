@@ -93,6 +93,17 @@ pub struct CosignatureSubmission {
     pub cosignature: String,
 }
 
+/// `GET /cosignatures?after=N` of `eldorado witness --listen`: what the
+/// witness cosigned, oldest first, from the first checkpoint larger than
+/// `N` records, at most 256 of them. Each is the checkpoint as the log
+/// signed it and the witness's line, as it first made it: anyone can
+/// tell from them when the witness first vouched for a record, whatever
+/// the log serves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WitnessCosignatures {
+    pub cosignatures: Vec<CosignatureSubmission>,
+}
+
 /// A receipt that proves itself: the sale as answered, its record's
 /// inclusion proof, and the cosigned checkpoint the proof leads to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,9 +5,11 @@
 //! state error, 3 when it saw a fork (now or before).
 
 use crate::log_cmd::client::LogClient;
+use crate::witness::publication::Publication;
 use crate::witness::status::{self, SharedStatus};
 use crate::witness::{
-    settle_log_key, FetchError, Fork, LogKeyError, LogSource, Pass, PassError, StateDir, Witness,
+    settle_log_key, FetchError, Fork, LogKeyError, LogSource, Pass, PassError, SharedPublication,
+    StateDir, Witness,
 };
 use clap::Args;
 use eldorado_api::{ConsistencyProof, CosignatureSubmission};
@@ -63,7 +65,7 @@ pub fn run(args: WitnessArgs) -> Result<ExitCode, String> {
     // A fork seen before is final: no network, no key, just the refusal.
     if let Some(fork) = state.fork().map_err(|e| e.to_string())? {
         eprintln!("{}", fork.line());
-        return refuse_forever(&args, fork);
+        return refuse_forever(&args, &state, fork);
     }
     let Some(log_key) = wait_for_log_key(&args, &state, &log)? else {
         return Ok(ExitCode::SUCCESS);
@@ -78,7 +80,7 @@ pub fn run(args: WitnessArgs) -> Result<ExitCode, String> {
     let shared = Arc::new(Mutex::new(witness.status()));
     let _server = args
         .listen
-        .map(|addr| serve_status(addr, shared.clone()))
+        .map(|addr| serve_status(addr, shared.clone(), witness.publication()))
         .transpose()?;
     let mut last_error = None;
     loop {
@@ -187,7 +189,7 @@ fn wait_for_log_key(
     }
 }
 
-fn refuse_forever(args: &WitnessArgs, fork: Fork) -> Result<ExitCode, String> {
+fn refuse_forever(args: &WitnessArgs, state: &StateDir, fork: Fork) -> Result<ExitCode, String> {
     let Some(addr) = args.listen else {
         return Ok(ExitCode::from(FORK_EXIT));
     };
@@ -198,7 +200,13 @@ fn refuse_forever(args: &WitnessArgs, fork: Fork) -> Result<ExitCode, String> {
         cosigned_at_ms: None,
         fork: Some(fork),
     };
-    let _server = serve_status(addr, Arc::new(Mutex::new(status)))?;
+    // What it cosigned before the fork stays published.
+    let published = Publication::open(state).map_err(|e| e.to_string())?;
+    let _server = serve_status(
+        addr,
+        Arc::new(Mutex::new(status)),
+        Arc::new(Mutex::new(published)),
+    )?;
     park()
 }
 
@@ -218,7 +226,11 @@ fn park() -> Result<ExitCode, String> {
 
 /// Starts `GET /status` on its own runtime; the witness loop itself stays
 /// on this thread with its blocking client. Dropping the runtime stops it.
-fn serve_status(addr: SocketAddr, shared: SharedStatus) -> Result<tokio::runtime::Runtime, String> {
+fn serve_status(
+    addr: SocketAddr,
+    shared: SharedStatus,
+    published: SharedPublication,
+) -> Result<tokio::runtime::Runtime, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -228,9 +240,9 @@ fn serve_status(addr: SocketAddr, shared: SharedStatus) -> Result<tokio::runtime
         .block_on(tokio::net::TcpListener::bind(addr))
         .map_err(|e| format!("--listen {addr}: {e}"))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    tracing::info!(addr = %bound, "serving GET /status");
+    tracing::info!(addr = %bound, "serving GET /status and GET /cosignatures");
     runtime.spawn(async move {
-        if let Err(e) = axum::serve(listener, status::router(shared)).await {
+        if let Err(e) = axum::serve(listener, status::router(shared, published)).await {
             tracing::error!(error = %e, "the status listener stopped");
         }
     });

@@ -369,6 +369,18 @@ fn the_status_listener_turns_503_on_a_fork_and_keeps_refusing() {
     assert_eq!(status["log"], ORIGIN);
     assert_eq!(status["root"], tree_of(5, 0).root(5).unwrap().to_hex());
     assert!(status["fork"].is_null());
+    // What it cosigned is published beside its status, dated.
+    let published = |after: u64| -> eldorado_api::WitnessCosignatures {
+        let url = format!("http://127.0.0.1:{port}/cosignatures?after={after}");
+        serde_json::from_str(&reqwest::blocking::get(url).unwrap().text().unwrap()).unwrap()
+    };
+    let published_after_4 = published(4);
+    let [first] = &published_after_4.cosignatures[..] else {
+        panic!("one cosignature: {published_after_4:?}");
+    };
+    assert!(first.checkpoint.contains("\n5\n"), "{first:?}");
+    assert!(first.cosignature.starts_with("— witness-"), "{first:?}");
+    assert!(published(5).cosignatures.is_empty());
 
     log.publish(7, 1);
     let (code, status) = wait_for_status(&url, |_, s| !s["fork"].is_null());

@@ -9,6 +9,7 @@
 //! that they are tested against logs in memory; `witness_cmd` wires them
 //! to HTTP.
 
+pub mod publication;
 mod state;
 pub mod status;
 #[cfg(test)]
@@ -145,7 +146,12 @@ pub struct Witness {
     cosigner: Cosigner,
     last: Option<Cosigned>,
     fork: Option<Fork>,
+    /// Shared with the listener that serves it.
+    published: SharedPublication,
 }
+
+/// The publication the witness loop appends to and the listener reads.
+pub type SharedPublication = std::sync::Arc<std::sync::Mutex<publication::Publication>>;
 
 impl Witness {
     pub fn open(
@@ -156,6 +162,9 @@ impl Witness {
         Ok(Witness {
             last: state.cosigned()?,
             fork: state.fork()?,
+            published: std::sync::Arc::new(std::sync::Mutex::new(publication::Publication::open(
+                &state,
+            )?)),
             state,
             log_key,
             cosigner,
@@ -164,6 +173,11 @@ impl Witness {
 
     pub fn last(&self) -> Option<&Cosigned> {
         self.last.as_ref()
+    }
+
+    /// What it cosigned, for `GET /cosignatures`.
+    pub fn publication(&self) -> SharedPublication {
+        self.published.clone()
     }
 
     pub fn status(&self) -> status::Status {
@@ -198,6 +212,17 @@ impl Witness {
             }
             if checked.size == last.size && self.carries_our_cosignature(&note) {
                 return Ok(Pass::Unchanged { size: last.size });
+            }
+            if let (true, Some(line)) = (checked.size == last.size, &last.line) {
+                // The log lost our post: the same line again, so that its
+                // copy says when we first vouched for these records.
+                return Ok(Pass::Cosigned {
+                    size: last.size,
+                    posted: log.submit(&CosignatureSubmission {
+                        checkpoint: last.note.clone(),
+                        cosignature: line.clone(),
+                    }),
+                });
             }
         }
         self.cosign(&checked, note, now_ms, log)
@@ -286,14 +311,19 @@ impl Witness {
             root: checked.root,
             note,
             cosigned_at_ms: now_ms,
+            line: Some(line.clone()),
         };
-        // Saved before the log sees it: after a crash the witness still
-        // knows the newest tree it vouched for.
-        self.state.save_cosigned(&cosigned)?;
         let submission = CosignatureSubmission {
             checkpoint: cosigned.note.clone(),
             cosignature: line,
         };
+        // Published and saved before the log sees it: after a crash the
+        // witness still knows, and shows, the newest tree it vouched for.
+        self.published
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .append(&self.state, checked.size, &submission)?;
+        self.state.save_cosigned(&cosigned)?;
         self.last = Some(cosigned);
         Ok(Pass::Cosigned {
             size: checked.size,

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 pub const LOG_KEY_FILE: &str = "log-key";
 pub const COSIGNED_FILE: &str = "cosigned.json";
 pub const FORK_FILE: &str = "fork.json";
+/// Every cosignature made, one JSON line each (`publication`).
+pub const PUBLISHED_FILE: &str = "cosignatures.jsonl";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
@@ -43,6 +45,10 @@ pub struct Cosigned {
     pub root: Hash,
     pub note: String,
     pub cosigned_at_ms: u64,
+    /// The signature line made then: posted again as it was if the log
+    /// lost it, so that the log's copy carries the first time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
 }
 
 /// Proof that the log showed two views that cannot both be true: what the
@@ -119,6 +125,48 @@ impl StateDir {
 
     pub fn save_fork(&self, fork: &Fork) -> Result<(), StateError> {
         self.replace_json(FORK_FILE, fork)
+    }
+
+    /// Appends `line` to `name` and syncs it: once this returns, the line
+    /// survives power loss. A crash mid-write leaves at most a last line
+    /// without its newline, which readers drop.
+    pub fn append(&self, name: &str, line: &[u8]) -> Result<(), StateError> {
+        let io = self.io(name);
+        let mut options = OpenOptions::new();
+        options.append(true).create(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(self.path(name)).map_err(&io)?;
+        file.write_all(line)
+            .and_then(|()| file.sync_all())
+            .map_err(&io)
+    }
+
+    /// The whole lines of `name` (none if it does not exist). A last line
+    /// without its newline (a crash mid-append) is cut from the file, so
+    /// that the next append starts a line of its own.
+    pub fn lines(&self, name: &str) -> Result<Vec<String>, StateError> {
+        let Some(bytes) = self.read(name)? else {
+            return Ok(Vec::new());
+        };
+        let text = String::from_utf8(bytes).map_err(|e| StateError::Corrupt {
+            path: self.path(name).display().to_string(),
+            why: e.to_string(),
+        })?;
+        let mut lines: Vec<String> = text.split_inclusive('\n').map(str::to_owned).collect();
+        if lines.last().is_some_and(|l| !l.ends_with('\n')) {
+            let torn = lines.pop().unwrap_or_default();
+            let whole = text.len() - torn.len();
+            let io = self.io(name);
+            let file = OpenOptions::new()
+                .write(true)
+                .open(self.path(name))
+                .map_err(&io)?;
+            file.set_len(whole as u64)
+                .and_then(|()| file.sync_all())
+                .map_err(&io)?;
+        }
+        Ok(lines)
     }
 
     fn io(&self, name: &str) -> impl Fn(std::io::Error) -> StateError {
@@ -203,6 +251,7 @@ mod tests {
             root: Hash([9; 32]),
             note: "origin\n3\nroot\n\n— sig\n".to_owned(),
             cosigned_at_ms: 1_000,
+            line: None,
         };
         state.save_cosigned(&cosigned).unwrap();
         assert_eq!(state.cosigned().unwrap(), Some(cosigned));

@@ -1,9 +1,10 @@
 //! `GET /status` of a witness started with `--listen`: what it last
 //! cosigned, and the fork if it saw one (then 503, so that a plain HTTP
-//! health check raises the alarm).
+//! health check raises the alarm). Beside it, `GET /cosignatures?after=N`:
+//! everything it cosigned (`publication`).
 
-use super::Fork;
-use axum::extract::State;
+use super::{Fork, SharedPublication};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -34,8 +35,25 @@ impl Status {
 /// The status the witness loop updates and the listener reads.
 pub type SharedStatus = Arc<Mutex<Status>>;
 
-pub fn router(status: SharedStatus) -> Router {
-    Router::new().route("/status", get(show)).with_state(status)
+pub fn router(status: SharedStatus, published: SharedPublication) -> Router {
+    Router::new()
+        .route("/status", get(show))
+        .with_state(status)
+        .route("/cosignatures", get(cosignatures).with_state(published))
+}
+
+#[derive(serde::Deserialize)]
+struct After {
+    #[serde(default)]
+    after: u64,
+}
+
+async fn cosignatures(
+    State(published): State<SharedPublication>,
+    Query(after): Query<After>,
+) -> Json<eldorado_api::WitnessCosignatures> {
+    let published = published.lock().unwrap_or_else(|p| p.into_inner());
+    Json(published.after(after.after))
 }
 
 async fn show(State(status): State<SharedStatus>) -> (StatusCode, Json<Status>) {

@@ -376,11 +376,86 @@ fn a_cosignature_the_log_did_not_take_is_posted_again() {
     // Saved before posting, even though the post failed.
     let saved = StateDir::open(dir.path()).unwrap().cosigned().unwrap();
     assert_eq!(saved.map(|c| c.size), Some(4));
+    let lost = log.last_submission.borrow().clone().unwrap();
     log.takes_cosignatures.set(true);
-    assert_eq!(cosigned_size(witness.pass(&log, NOW_MS + 500).unwrap()), 4);
+    // Posted again as it was made: the log's copy is dated when the
+    // witness first vouched for these records, not at the repost.
+    assert_eq!(
+        cosigned_size(witness.pass(&log, NOW_MS + 5_000).unwrap()),
+        4
+    );
+    assert_eq!(log.last_submission.borrow().as_ref(), Some(&lost));
     assert!(matches!(
-        witness.pass(&log, NOW_MS + 1000).unwrap(),
+        witness.pass(&log, NOW_MS + 6_000).unwrap(),
         Pass::Unchanged { size: 4 }
+    ));
+    // One cosignature made, one published.
+    assert_eq!(
+        witness.publication().lock().unwrap().after(0).cosignatures,
+        [lost]
+    );
+}
+
+#[test]
+fn every_cosignature_is_published_in_order_and_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = FakeLog::new();
+    let mut witness = witness_in(dir.path());
+    let mut made = Vec::new();
+    for (i, size) in [3, 5, 9].into_iter().enumerate() {
+        log.publish(tree_of(size, 0), size);
+        assert_eq!(
+            cosigned_size(witness.pass(&log, NOW_MS + 1_000 * i as u64).unwrap()),
+            size
+        );
+        made.push(log.last_submission.borrow().clone().unwrap());
+    }
+    let shown = |witness: &Witness, after| {
+        witness
+            .publication()
+            .lock()
+            .unwrap()
+            .after(after)
+            .cosignatures
+    };
+    assert_eq!(shown(&witness, 0), made);
+    // The first cosignature holding record 4 is that of size 5.
+    assert_eq!(shown(&witness, 4), made[1..]);
+    assert_eq!(shown(&witness, 5), made[2..]);
+    assert!(shown(&witness, 9).is_empty());
+    // Each line is the witness's, dated when it cosigned.
+    let opened = open_checkpoint(
+        format!("{}{}", made[1].checkpoint, made[1].cosignature).as_bytes(),
+        &log_key(),
+        &[witness_key()],
+        1,
+    )
+    .unwrap();
+    assert_eq!(
+        (opened.size, opened.cosigned_at),
+        (5, vec![NOW_MS / 1000 + 1])
+    );
+    // A restart reads them back; a line cut by a crash is dropped, and
+    // the next cosignature follows the whole ones.
+    drop(witness);
+    let file = dir.path().join(state::PUBLISHED_FILE);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(b"{\"size\": 11, \"checkp");
+    std::fs::write(&file, bytes).unwrap();
+    let mut witness = witness_in(dir.path());
+    assert_eq!(shown(&witness, 0), made);
+    log.publish(tree_of(12, 0), 12);
+    assert_eq!(
+        cosigned_size(witness.pass(&log, NOW_MS + 9_000).unwrap()),
+        12
+    );
+    made.push(log.last_submission.borrow().clone().unwrap());
+    drop(witness);
+    assert_eq!(shown(&witness_in(dir.path()), 0), made);
+    std::fs::write(&file, "not json\n").unwrap();
+    assert!(matches!(
+        Witness::open(StateDir::open(dir.path()).unwrap(), log_key(), cosigner()),
+        Err(StateError::Corrupt { .. })
     ));
 }
 
