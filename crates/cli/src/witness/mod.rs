@@ -148,7 +148,13 @@ pub struct Witness {
     fork: Option<Fork>,
     /// Shared with the listener that serves it.
     published: SharedPublication,
+    /// Cosignatures the log has not taken yet, oldest first: posted again,
+    /// as they were made, before anything else.
+    unposted: std::collections::VecDeque<CosignatureSubmission>,
 }
+
+/// Cosignatures kept for posting again at most; older ones stay published.
+pub const UNPOSTED_KEPT: usize = 64;
 
 /// The publication the witness loop appends to and the listener reads.
 pub type SharedPublication = std::sync::Arc<std::sync::Mutex<publication::Publication>>;
@@ -159,12 +165,15 @@ impl Witness {
         log_key: LogKey,
         cosigner: Cosigner,
     ) -> Result<Witness, StateError> {
+        let published = publication::Publication::open(&state)?;
+        // The last one may not have reached the log before a restart:
+        // posting a cosignature twice is harmless.
+        let unposted = published.last().into_iter().collect();
         Ok(Witness {
             last: state.cosigned()?,
             fork: state.fork()?,
-            published: std::sync::Arc::new(std::sync::Mutex::new(publication::Publication::open(
-                &state,
-            )?)),
+            published: std::sync::Arc::new(std::sync::Mutex::new(published)),
+            unposted,
             state,
             log_key,
             cosigner,
@@ -196,6 +205,7 @@ impl Witness {
         if self.fork.is_some() {
             return Ok(Pass::Refusing);
         }
+        self.post_unposted(log);
         let note = log.latest_checkpoint()?;
         let checked = open_checkpoint(note.as_bytes(), &self.log_key, &[], 0)
             .map_err(PassError::Checkpoint)?;
@@ -212,17 +222,6 @@ impl Witness {
             }
             if checked.size == last.size && self.carries_our_cosignature(&note) {
                 return Ok(Pass::Unchanged { size: last.size });
-            }
-            if let (true, Some(line)) = (checked.size == last.size, &last.line) {
-                // The log lost our post: the same line again, so that its
-                // copy says when we first vouched for these records.
-                return Ok(Pass::Cosigned {
-                    size: last.size,
-                    posted: log.submit(&CosignatureSubmission {
-                        checkpoint: last.note.clone(),
-                        cosignature: line.clone(),
-                    }),
-                });
             }
         }
         self.cosign(&checked, note, now_ms, log)
@@ -283,6 +282,24 @@ impl Witness {
         }))
     }
 
+    /// Posts again, oldest first and as they were made, the cosignatures
+    /// the log did not take: its copy then says when this witness first
+    /// vouched for each record, as the publication does. Stops at the
+    /// first refusal, to keep the order.
+    fn post_unposted(&mut self, log: &dyn LogSource) {
+        while let Some(submission) = self.unposted.front() {
+            match log.submit(submission) {
+                Ok(()) => {
+                    self.unposted.pop_front();
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "the log still does not take an earlier cosignature");
+                    return;
+                }
+            }
+        }
+    }
+
     /// Whether the served note already holds a valid cosignature of ours
     /// (else the last post was lost and is worth repeating).
     fn carries_our_cosignature(&self, note: &str) -> bool {
@@ -311,7 +328,6 @@ impl Witness {
             root: checked.root,
             note,
             cosigned_at_ms: now_ms,
-            line: Some(line.clone()),
         };
         let submission = CosignatureSubmission {
             checkpoint: cosigned.note.clone(),
@@ -325,9 +341,16 @@ impl Witness {
             .append(&self.state, checked.size, &submission)?;
         self.state.save_cosigned(&cosigned)?;
         self.last = Some(cosigned);
+        let posted = log.submit(&submission);
+        if posted.is_err() {
+            if self.unposted.len() == UNPOSTED_KEPT {
+                self.unposted.pop_front();
+            }
+            self.unposted.push_back(submission);
+        }
         Ok(Pass::Cosigned {
             size: checked.size,
-            posted: log.submit(&submission),
+            posted,
         })
     }
 

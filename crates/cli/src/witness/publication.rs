@@ -65,6 +65,11 @@ impl Publication {
         Ok(())
     }
 
+    /// The newest cosignature.
+    pub fn last(&self) -> Option<CosignatureSubmission> {
+        self.entries.last().map(|(_, c)| c.clone())
+    }
+
     /// The cosignatures of checkpoints larger than `size`, oldest first,
     /// at most [`PAGE`].
     pub fn after(&self, size: u64) -> WitnessCosignatures {

@@ -45,10 +45,6 @@ pub struct Cosigned {
     pub root: Hash,
     pub note: String,
     pub cosigned_at_ms: u64,
-    /// The signature line made then: posted again as it was if the log
-    /// lost it, so that the log's copy carries the first time.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<String>,
 }
 
 /// Proof that the log showed two views that cannot both be true: what the
@@ -251,7 +247,6 @@ mod tests {
             root: Hash([9; 32]),
             note: "origin\n3\nroot\n\n— sig\n".to_owned(),
             cosigned_at_ms: 1_000,
-            line: None,
         };
         state.save_cosigned(&cosigned).unwrap();
         assert_eq!(state.cosigned().unwrap(), Some(cosigned));

@@ -48,6 +48,8 @@ struct FakeLog {
     tampered_proofs: Cell<bool>,
     submissions: Cell<usize>,
     last_submission: RefCell<Option<CosignatureSubmission>>,
+    /// Every submission, taken or not.
+    posted: RefCell<Vec<CosignatureSubmission>>,
     fetches: Cell<usize>,
 }
 
@@ -63,6 +65,7 @@ impl FakeLog {
             tampered_proofs: Cell::new(false),
             submissions: Cell::new(0),
             last_submission: RefCell::new(None),
+            posted: RefCell::new(Vec::new()),
             fetches: Cell::new(0),
         }
     }
@@ -123,6 +126,7 @@ impl LogSource for FakeLog {
         self.reach()?;
         self.submissions.set(self.submissions.get() + 1);
         *self.last_submission.borrow_mut() = Some(submission.clone());
+        self.posted.borrow_mut().push(submission.clone());
         if !self.takes_cosignatures.get() {
             return Err(FetchError("HTTP 400 Bad Request".to_owned()));
         }
@@ -380,20 +384,56 @@ fn a_cosignature_the_log_did_not_take_is_posted_again() {
     log.takes_cosignatures.set(true);
     // Posted again as it was made: the log's copy is dated when the
     // witness first vouched for these records, not at the repost.
-    assert_eq!(
-        cosigned_size(witness.pass(&log, NOW_MS + 5_000).unwrap()),
-        4
-    );
-    assert_eq!(log.last_submission.borrow().as_ref(), Some(&lost));
     assert!(matches!(
-        witness.pass(&log, NOW_MS + 6_000).unwrap(),
+        witness.pass(&log, NOW_MS + 5_000).unwrap(),
         Pass::Unchanged { size: 4 }
     ));
+    assert_eq!(log.last_submission.borrow().as_ref(), Some(&lost));
+    assert!(log.served().ends_with(&lost.cosignature));
     // One cosignature made, one published.
     assert_eq!(
         witness.publication().lock().unwrap().after(0).cosignatures,
         [lost]
     );
+}
+
+#[test]
+fn cosignatures_the_log_lost_are_posted_again_in_order_before_a_newer_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = FakeLog::new();
+    let mut witness = witness_in(dir.path());
+    log.takes_cosignatures.set(false);
+    for (i, size) in [3, 5].into_iter().enumerate() {
+        log.publish(tree_of(size, 0), size);
+        match witness.pass(&log, NOW_MS + 1_000 * i as u64).unwrap() {
+            Pass::Cosigned { posted, .. } => assert!(posted.is_err()),
+            other => panic!("{other:?}"),
+        }
+    }
+    let made = witness.publication().lock().unwrap().after(0).cosignatures;
+    assert_eq!(made.len(), 2);
+    // The log is back, and has grown: the lost ones first, as they were
+    // made, then the newest.
+    log.takes_cosignatures.set(true);
+    log.posted.borrow_mut().clear();
+    log.publish(tree_of(8, 0), 8);
+    assert_eq!(
+        cosigned_size(witness.pass(&log, NOW_MS + 9_000).unwrap()),
+        8
+    );
+    let posted = log.posted.borrow().clone();
+    assert_eq!(posted.len(), 3, "{posted:?}");
+    assert_eq!(posted[..2], made[..]);
+    // A restarted witness posts its newest once more (it cannot know
+    // whether the log took it), and nothing older.
+    drop(witness);
+    log.posted.borrow_mut().clear();
+    let mut witness = witness_in(dir.path());
+    assert!(matches!(
+        witness.pass(&log, NOW_MS + 10_000).unwrap(),
+        Pass::Unchanged { size: 8 }
+    ));
+    assert_eq!(log.posted.borrow()[..], posted[2..]);
 }
 
 #[test]
