@@ -11,6 +11,7 @@ pub mod client;
 mod deals;
 mod ledger;
 mod page;
+mod published;
 mod records;
 #[cfg(test)]
 mod tests;
@@ -61,6 +62,11 @@ pub struct AuditArgs {
     /// default: the one the server announces.
     #[arg(long, value_name = "HEX")]
     beacon_key: Option<String>,
+    /// Where a witness publishes what it cosigned (`eldorado witness
+    /// --listen`); repeat for every witness of the log: each purchase's
+    /// dealing round must then be the one their publications give.
+    #[arg(long = "witness-url", value_name = "URL")]
+    witness_urls: Vec<String>,
     /// How long to keep sending a request again while the server (or the
     /// beacon) answers busy (429, or 503 other than "no checkpoint yet"),
     /// waiting as its Retry-After says; 0: fail at the first busy answer.
@@ -144,10 +150,20 @@ fn run_audit(args: &AuditArgs) -> Result<ExitCode, String> {
             tracing::info!(beacon = %url, "re-dealing the purchases from the beacon's rounds");
             let beacon = LogClient::new(url)?.retrying_for(retry_for);
             let schedule = deals::schedule(&beacon, key_hex)?;
+            let published = match &args.witness_urls[..] {
+                [] => None,
+                urls => Some(published::Published::fetch(
+                    urls,
+                    &announced.log_key,
+                    &announced.witnesses,
+                    0,
+                )?),
+            };
             let witnessing = deals::Witnessing {
                 log_key: &announced.log_key,
                 witnesses: &announced.witnesses,
                 quorum: announced.quorum,
+                published: published.as_ref(),
             };
             let (dealing, timing_findings) =
                 deals::dealing_rounds(&client, &audit, &witnessing, &schedule)?;

@@ -9,6 +9,7 @@
 
 use super::audit::LogAudit;
 use super::client::LogClient;
+use super::published::Published;
 use super::records::Record;
 use eldorado_api::beacon::{BeaconInfo, BeaconRound};
 use eldorado_engine::deal::{dealing_round, BeaconClock, BeaconKey, DealReplay, Dealt};
@@ -142,6 +143,8 @@ pub struct Witnessing<'a> {
     pub log_key: &'a LogKey,
     pub witnesses: &'a [WitnessKey],
     pub quorum: usize,
+    /// What they published themselves (`--witness-url`), if given.
+    pub published: Option<&'a Published>,
 }
 
 /// The round that deals each purchase of the log: the one it names if the
@@ -190,9 +193,47 @@ pub fn dealing_rounds(
             },
         };
         covering = Some(cover);
-        dealing.insert(index, dealing_round(named, cover.1, schedule));
+        let round = dealing_round(named, cover.1, schedule);
+        if let Some(published) = witnessing.published {
+            findings.extend(withheld(
+                published,
+                witnessing.quorum,
+                index,
+                named,
+                round,
+                schedule,
+            ));
+        }
+        // The log's round, even when a cosignature was withheld: the sale
+        // then replays clean, and the withholding is its one finding.
+        dealing.insert(index, round);
     }
     Ok((dealing, findings))
+}
+
+/// A finding if the witnesses' own publications give the purchase of
+/// record `index` another dealing round than the log's covering
+/// checkpoint does: the log did not serve the first cosignature it was
+/// given (or the witnesses published one the log never received).
+pub(super) fn withheld(
+    published: &Published,
+    quorum: usize,
+    index: u64,
+    named: u64,
+    round: u64,
+    schedule: &BeaconClock,
+) -> Option<String> {
+    let Some(second) = published.quorum_time(index, quorum) else {
+        return Some(format!(
+            "record {index}: the log serves a cosigned checkpoint holding this purchase, but the witnesses' publications show no quorum that cosigned one"
+        ));
+    };
+    let theirs = dealing_round(named, second, schedule);
+    (theirs != round).then(|| {
+        format!(
+            "record {index}: the witnesses first cosigned this purchase by second {second}, which gives round {theirs}; the log's first cosigned checkpoint gives round {round}: a cosignature withheld"
+        )
+    })
 }
 
 /// The first checkpoint the quorum cosigned holding record `index`, as the

@@ -341,7 +341,14 @@ impl Witness {
             .append(&self.state, checked.size, &submission)?;
         self.state.save_cosigned(&cosigned)?;
         self.last = Some(cosigned);
-        let posted = log.submit(&submission);
+        // Never ahead of an earlier one the log has not taken: the log
+        // must learn of each record's first cosignature first.
+        let posted = match self.unposted.is_empty() {
+            true => log.submit(&submission),
+            false => Err(FetchError(
+                "an earlier cosignature is not taken yet: this one waits behind it".to_owned(),
+            )),
+        };
         if posted.is_err() {
             if self.unposted.len() == UNPOSTED_KEPT {
                 self.unposted.pop_front();
