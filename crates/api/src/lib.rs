@@ -36,7 +36,7 @@ pub use history::{HistoryItem, HistoryPage, SaleStatus};
 pub use launch::{Launch, LaunchCodeRequest, LaunchMode, LaunchRequest};
 pub use log::{
     ConsistencyProof, CosignatureSubmission, InclusionProof, LogConfig, LogLeaves, LoggedReceipt,
-    PageListing, WitnessCosignatures,
+    PageListing, PurchaseOnRecord, WitnessCosignatures,
 };
 pub use page_policy::{BeaconPin, PagePolicy, PAGE_POLICY_PATH};
 pub use portal::{PageMessage, ParentMessage};

@@ -113,4 +113,19 @@ pub struct LoggedReceipt {
     pub inclusion: InclusionProof,
     /// The signed note the proof leads to.
     pub checkpoint: String,
+    /// For a sale dealt by the beacon: when its purchase was proved on
+    /// the record, which settles the round that dealt it
+    /// (docs/PROTOCOL.md §10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purchase: Option<PurchaseOnRecord>,
+}
+
+/// The first checkpoint the quorum of witnesses cosigned holding a
+/// purchase (its cosignatures dated), and the purchase's proof in it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PurchaseOnRecord {
+    pub inclusion: InclusionProof,
+    /// The signed note, with the witnesses' cosignatures.
+    pub checkpoint: String,
 }

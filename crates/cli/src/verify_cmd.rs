@@ -8,7 +8,7 @@
 use clap::Args;
 use eldorado_api::{LoggedReceipt, SaleResponse};
 use eldorado_engine::commit::{verifying_key, MAX_PLAYER_LEN};
-use eldorado_engine::deal::{BeaconKey, BEACON_KEY_LEN};
+use eldorado_engine::deal::{BeaconClock, BeaconKey, BEACON_KEY_LEN};
 use eldorado_engine::verify::{BalanceChange, Check, Expected, ExpectedDeal};
 use eldorado_engine::{verify_sale, ClientNonce, PublicKeyBytes};
 use std::path::PathBuf;
@@ -46,6 +46,12 @@ pub struct VerifyArgs {
     /// not, the receipt is refused (it was not dealt by the beacon).
     #[arg(long, value_name = "HEX")]
     beacon_key: Option<String>,
+    /// The beacon's genesis (Unix ms) and period (ms), from a source you
+    /// trust: which round is published when. Built in for drand quicknet.
+    #[arg(long, value_name = "MS", requires = "beacon_period_ms")]
+    beacon_genesis_ms: Option<u64>,
+    #[arg(long, value_name = "MS", requires = "beacon_genesis_ms")]
+    beacon_period_ms: Option<u64>,
 }
 
 /// What each check establishes, for a reader of the output.
@@ -67,7 +73,7 @@ fn meaning(check: Check) -> &'static str {
             "balance after = balance before − stake + prize, both as the operator signed them"
         }
         Check::FairDeal => {
-            "the beacon dealt the ticket by the public rule, from the round its purchase named"
+            "the beacon dealt the ticket by the public rule, from a round not before its purchase's"
         }
     }
 }
@@ -90,6 +96,32 @@ fn beacon_key(hex: &str) -> Result<BeaconKey, String> {
         .and_then(|b| b.try_into().ok())
         .ok_or_else(|| format!("--beacon-key: {BEACON_KEY_LEN} bytes in hex"))?;
     BeaconKey::from_bytes(&bytes).map_err(|e| format!("--beacon-key: {e}"))
+}
+
+/// The beacon's schedule: the flags', else quicknet's for quicknet's key.
+fn beacon_schedule(args: &VerifyArgs) -> Result<BeaconClock, String> {
+    match (args.beacon_genesis_ms, args.beacon_period_ms) {
+        (Some(genesis_ms), Some(period_ms)) if period_ms > 0 => Ok(BeaconClock {
+            genesis_ms,
+            period_ms,
+        }),
+        (Some(_), Some(_)) => Err("--beacon-period-ms: more than 0".to_owned()),
+        _ if args
+            .beacon_key
+            .as_deref()
+            .is_some_and(|key| eldorado_api::beacon::is_public_network(key.trim())) =>
+        {
+            Ok(BeaconClock {
+                genesis_ms: eldorado_api::beacon::QUICKNET_GENESIS_MS,
+                period_ms: eldorado_api::beacon::QUICKNET_PERIOD_MS,
+            })
+        }
+        _ => Err(
+            "this beacon is not drand quicknet: give --beacon-genesis-ms and \
+                  --beacon-period-ms, its schedule from a source you trust"
+                .to_owned(),
+        ),
+    }
 }
 
 pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
@@ -159,6 +191,28 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
                 .to_owned(),
         );
     }
+    // A deal's round is settled by when the witnesses cosigned its
+    // purchase: only a receipt with its record, checked against the
+    // witnesses, proves it.
+    let schedule = match (&evidence, &logged) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(
+                "this ticket was dealt by a beacon: the round that dealt it is proved \
+                        on the public record: verify its receipt with its record \
+                        (GET /api/sales/{id}/receipt) and --witness"
+                    .to_owned(),
+            )
+        }
+        (Some(_), Some(_)) if witnesses.is_empty() => {
+            return Err(
+                "this ticket was dealt by a beacon: give --witness, the witnesses' keys \
+                        from a source you trust, to check when its purchase was cosigned"
+                    .to_owned(),
+            )
+        }
+        (Some(_), Some(_)) => Some(beacon_schedule(&args)?),
+    };
     let deal = beacon.as_ref().map(|beacon| ExpectedDeal {
         beacon,
         evidence: evidence.as_ref(),
@@ -198,6 +252,7 @@ pub fn run(args: VerifyArgs) -> Result<ExitCode, String> {
             &witnesses,
             quorum,
             log.as_ref(),
+            schedule.as_ref(),
         ));
     }
     for ((code, meaning), result) in &outcomes {

@@ -5,8 +5,9 @@
 //! checkpoint is a prefix of the live log (docs/PROTOCOL.md §9).
 
 use crate::log_cmd::client::LogClient;
-use eldorado_api::{ConsistencyProof, LoggedReceipt};
+use eldorado_api::{ConsistencyProof, DealEvidence, LoggedReceipt, PurchaseOnRecord};
 use eldorado_engine::commit::verifying_key;
+use eldorado_engine::deal::{dealing_round, BeaconClock};
 use eldorado_engine::transparency::{
     open_checkpoint, verify_consistency, verify_inclusion, LogEntry, LogKey, WitnessKey,
 };
@@ -20,6 +21,10 @@ pub const CHECKPOINT: (&str, &str) = (
 pub const INCLUSION: (&str, &str) = (
     "record_inclusion",
     "the sale is a record of that checkpoint",
+);
+pub const DEAL_TIMING: (&str, &str) = (
+    "record_deal_timing",
+    "the purchase was cosigned on the record, and dealt by the round that gives: its own if in time, else the first after",
 );
 pub const LIVE: (&str, &str) = (
     "record_live_log",
@@ -36,12 +41,15 @@ pub fn witness_keys(vkeys: &[String]) -> Result<Vec<WitnessKey>, String> {
         .collect()
 }
 
+/// The checks of the receipt's record; `schedule` is the beacon's, for a
+/// receipt dealt by it.
 pub fn check(
     receipt: &LoggedReceipt,
     operator: &PublicKeyBytes,
     witnesses: &[WitnessKey],
     quorum: usize,
     log: Option<&LogClient>,
+    schedule: Option<&BeaconClock>,
 ) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     let note = receipt.checkpoint.as_bytes();
@@ -83,10 +91,74 @@ pub fn check(
             .map_err(|e| e.to_string())
         });
     outcomes.push((INCLUSION, included));
+    if let (Some(deal), Ok(key)) = (&receipt.sale.deal, &log_key) {
+        let timing = schedule
+            .ok_or_else(|| "no beacon schedule to tell its rounds' times".to_owned())
+            .and_then(|schedule| {
+                deal_timing(
+                    deal,
+                    receipt.purchase.as_ref(),
+                    key,
+                    witnesses,
+                    quorum,
+                    schedule,
+                )
+            });
+        outcomes.push((DEAL_TIMING, timing));
+    }
     if let (Some(log), Ok(key)) = (log, log_key) {
         outcomes.push((LIVE, live(log, &key, checkpoint.size, &checkpoint.root)));
     }
     outcomes
+}
+
+/// The round that dealt the purchase is the one the first checkpoint
+/// its quorum cosigned gives (docs/PROTOCOL.md §10): the purchase's leaf,
+/// as the deal shows it, is in that checkpoint, which the witnesses
+/// cosigned; their quorum's second settles the round.
+fn deal_timing(
+    deal: &DealEvidence,
+    on_record: Option<&PurchaseOnRecord>,
+    log_key: &LogKey,
+    witnesses: &[WitnessKey],
+    quorum: usize,
+    schedule: &BeaconClock,
+) -> Result<(), String> {
+    let on_record =
+        on_record.ok_or("the receipt carries no proof of when its purchase was cosigned")?;
+    let leaf = hex::decode(&deal.purchase).map_err(|_| "the deal's purchase is not hex")?;
+    let Ok(LogEntry::Purchase { purchase, .. }) = LogEntry::parse(&leaf) else {
+        return Err("the deal's purchase is not a purchase record".to_owned());
+    };
+    let covering = open_checkpoint(on_record.checkpoint.as_bytes(), log_key, witnesses, quorum)
+        .map_err(|e| format!("the purchase's checkpoint: {e}"))?;
+    let proof = &on_record.inclusion;
+    if (proof.index, proof.size) != (deal.purchase_log_index, covering.size) {
+        return Err(format!(
+            "the purchase's proof is of record {} in {} records, not record {} in the checkpoint's {}",
+            proof.index, proof.size, deal.purchase_log_index, covering.size
+        ));
+    }
+    verify_inclusion(
+        &leaf,
+        proof.index,
+        covering.size,
+        &covering.root,
+        &proof.hashes,
+    )
+    .map_err(|e| format!("the purchase is not in its checkpoint: {e}"))?;
+    let second = covering
+        .quorum_cosigned_at(quorum)
+        .ok_or("no quorum of witnesses cosigned the purchase's checkpoint")?;
+    let expected = dealing_round(purchase.round, second, schedule);
+    let dealt = deal.round.unwrap_or(purchase.round);
+    if dealt != expected {
+        return Err(format!(
+            "dealt by round {dealt}; cosigned by second {second}, the purchase naming round {}, it is round {expected}",
+            purchase.round
+        ));
+    }
+    Ok(())
 }
 
 fn live(

@@ -5,7 +5,7 @@
 //! purchase waiting (DEAL_PENDING); a server killed meanwhile starts again
 //! during the outage and deals it once the beacon is back, to the cent.
 
-use eldorado_api::SaleResponse;
+use eldorado_api::{LoggedReceipt, SaleResponse};
 use eldorado_engine::deal::{verify_evidence, BeaconKey, EvidenceError};
 use eldorado_engine::{Hash, PublicKeyBytes};
 use reqwest::blocking::Client;
@@ -297,8 +297,9 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
     );
     assert!(report.contains("where the rule deals position"), "{report}");
 
-    // `eldorado verify` checks the receipt's deal under the beacon key it
-    // is given; without one, a dealt receipt is not verified.
+    // `eldorado verify` checks the receipt's deal under the beacon key,
+    // the witnesses and the beacon's schedule it is given, on the receipt
+    // with its record; without any of them a dealt receipt is not verified.
     let receipt = dir.path().join("receipt.json");
     std::fs::write(&receipt, serde_json::to_string(&again).unwrap()).unwrap();
     let verify = |extra: &[&str]| {
@@ -317,31 +318,97 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
         "{}",
         text(&unkeyed)
     );
-    let checked = verify(&["--beacon-key", &key]);
-    assert!(checked.status.success(), "{}", text(&checked));
+    let unrecorded = verify(&["--beacon-key", &key]);
+    assert_eq!(unrecorded.status.code(), Some(2), "{}", text(&unrecorded));
     assert!(
-        text(&checked).contains("ok      fair_deal"),
+        text(&unrecorded).contains("verify its receipt with its record"),
         "{}",
-        text(&checked)
+        text(&unrecorded)
     );
-    assert!(text(&checked).contains("VERIFIED"), "{}", text(&checked));
-    let other = verify(&["--beacon-key", &other_key]);
+    let logged: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/sales/{}/receipt", again.sale_id()))
+            .bearer_auth(&player.token)
+            .send()
+            .unwrap(),
+    );
+    assert!(logged["purchase"]["checkpoint"].is_string(), "{logged}");
+    std::fs::write(&receipt, logged.to_string()).unwrap();
+    let witness_key = witness_vkey(WITNESS_SECRET);
+    let genesis = config["dealing"]["genesis_time_ms"].to_string();
+    let unwitnessed = verify(&["--beacon-key", &key]);
+    assert_eq!(unwitnessed.status.code(), Some(2), "{}", text(&unwitnessed));
+    assert!(
+        text(&unwitnessed).contains("give --witness"),
+        "{}",
+        text(&unwitnessed)
+    );
+    let unscheduled = verify(&["--beacon-key", &key, "--witness", &witness_key]);
+    assert_eq!(unscheduled.status.code(), Some(2), "{}", text(&unscheduled));
+    assert!(
+        text(&unscheduled).contains("not drand quicknet"),
+        "{}",
+        text(&unscheduled)
+    );
+    let full = |beacon: &str, period: &str| {
+        verify(&[
+            "--beacon-key",
+            beacon,
+            "--witness",
+            &witness_key,
+            "--beacon-genesis-ms",
+            &genesis,
+            "--beacon-period-ms",
+            period,
+        ])
+    };
+    let checked = full(&key, "200");
+    assert!(checked.status.success(), "{}", text(&checked));
+    for line in [
+        "ok      fair_deal",
+        "ok      record_deal_timing",
+        "VERIFIED",
+    ] {
+        assert!(text(&checked).contains(line), "{}", text(&checked));
+    }
+    let other = full(&other_key, "200");
     assert_eq!(other.status.code(), Some(1), "{}", text(&other));
     assert!(
         text(&other).contains("FAILED  fair_deal"),
         "{}",
         text(&other)
     );
+    // Rounds twice as frequent number the cosignature's time twice as
+    // high: the round that dealt it is not the one its cosignature gives.
+    let moved = full(&key, "100");
+    assert_eq!(moved.status.code(), Some(1), "{}", text(&moved));
+    assert!(
+        text(&moved).contains("FAILED  record_deal_timing"),
+        "{}",
+        text(&moved)
+    );
     // A receipt with its deal taken away, against the beacon: refused.
-    let mut undealt = again.clone();
-    undealt.deal = None;
+    let mut undealt: LoggedReceipt = serde_json::from_value(logged.clone()).unwrap();
+    undealt.sale.deal = None;
     std::fs::write(&receipt, serde_json::to_string(&undealt).unwrap()).unwrap();
-    let missing = verify(&["--beacon-key", &key]);
+    let missing = full(&key, "200");
     assert_eq!(missing.status.code(), Some(1), "{}", text(&missing));
     assert!(
         text(&missing).contains("FAILED  fair_deal"),
         "{}",
         text(&missing)
+    );
+    // One whose purchase's proof is taken away: its timing is unproved.
+    let mut unproved: LoggedReceipt = serde_json::from_value(logged).unwrap();
+    unproved.purchase = None;
+    std::fs::write(&receipt, serde_json::to_string(&unproved).unwrap()).unwrap();
+    let unproved = full(&key, "200");
+    assert_eq!(unproved.status.code(), Some(1), "{}", text(&unproved));
+    assert!(
+        text(&unproved).contains("FAILED  record_deal_timing"),
+        "{}",
+        text(&unproved)
     );
 }
 

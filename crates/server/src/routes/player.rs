@@ -15,7 +15,8 @@ use axum::http::StatusCode;
 use axum::Json;
 use eldorado_api::{
     BuyRequest, DealEvidence, DemoPlayerRequest, ErrorBody, HistoryPage, InclusionProof,
-    LoggedReceipt, RevealAck, RevealRequest, SaleResponse, Session as SessionBody, UnsoldNode,
+    LoggedReceipt, PurchaseOnRecord, RevealAck, RevealRequest, SaleResponse,
+    Session as SessionBody, UnsoldNode,
 };
 use eldorado_engine::transparency::tlog;
 use eldorado_engine::{ClientNonce, Hash, Money, Stake};
@@ -442,19 +443,41 @@ pub(crate) fn logged_receipt(
         .log_checkpoint(state.log.quorum())?
         .filter(|c| c.size > index)
         .ok_or_else(|| ApiError::not_found("cosigned checkpoint holding the sale (yet)"))?;
-    let hashes = tlog::prove_record(checkpoint.size, index, &StoredHashes(&*state.store))
+    let sale = sale_body(state, record)?;
+    let purchase = sale
+        .deal
+        .as_ref()
+        .map(|deal| {
+            let index = deal.purchase_log_index;
+            let covering = state
+                .store
+                .log_checkpoint_covering(index, state.log.quorum())?
+                .ok_or_else(|| ApiError::internal("a dealt purchase in no cosigned checkpoint"))?;
+            Ok::<_, ApiError>(PurchaseOnRecord {
+                inclusion: inclusion_proof(state, index, covering.size)?,
+                checkpoint: covering.note,
+            })
+        })
+        .transpose()?;
+    Ok(LoggedReceipt {
+        sale,
+        inclusion: inclusion_proof(state, index, checkpoint.size)?,
+        checkpoint: checkpoint.note,
+        purchase,
+    })
+}
+
+/// Record `index`'s proof in the tree of `size` records (blocking).
+fn inclusion_proof(state: &AppState, index: u64, size: u64) -> Result<InclusionProof, ApiError> {
+    let hashes = tlog::prove_record(size, index, &StoredHashes(&*state.store))
         .map_err(ApiError::internal)?
         .into_iter()
         .map(|h| Hash(h.0))
         .collect();
-    Ok(LoggedReceipt {
-        sale: sale_body(state, record)?,
-        inclusion: InclusionProof {
-            index,
-            size: checkpoint.size,
-            hashes,
-        },
-        checkpoint: checkpoint.note,
+    Ok(InclusionProof {
+        index,
+        size,
+        hashes,
     })
 }
 
