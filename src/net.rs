@@ -37,7 +37,8 @@ pub trait Backend {
     fn end_session(&self, token: &str) -> Reply<()>;
     fn buy(&self, token: &str, request: BuyRequest) -> Reply<SaleResponse>;
     fn sale(&self, token: &str, sale_id: u64) -> Reply<SaleResponse>;
-    /// The same sale as the exact JSON text the server sent: the receipt.
+    /// The sale's receipt with its proofs on the public record
+    /// (`LoggedReceipt`), as the exact JSON text the server sent.
     fn receipt(&self, token: &str, sale_id: u64) -> Reply<String>;
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck>;
     fn history(&self, token: &str, before: Option<u64>) -> Reply<HistoryPage>;
@@ -292,7 +293,7 @@ impl Backend for HttpBackend {
         checkable(self.get(&around("/api/sales/", sale_id, ""), Some(token)))
     }
     fn receipt(&self, token: &str, sale_id: u64) -> Reply<String> {
-        self.text(&around("/api/sales/", sale_id, ""), Some(token))
+        self.text(&around("/api/sales/", sale_id, "/receipt"), Some(token))
     }
     fn reveal(&self, token: &str, sale_id: u64, revealed: u32) -> Reply<RevealAck> {
         self.post(

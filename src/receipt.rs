@@ -1,6 +1,7 @@
 //! A ticket's receipt, downloaded from the history: exactly the body of
-//! `GET /api/sales/{sale_id}` (the signed sale and its commitment), which
-//! `eldorado verify receipt.json --key HEX` checks offline.
+//! `GET /api/sales/{sale_id}/receipt` (the signed sale, its commitment
+//! and its proofs on the public record), which `eldorado verify
+//! receipt.json --key HEX [--witness VKEY]...` checks offline.
 
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -212,7 +212,8 @@ impl Inner {
         }
     }
 
-    /// Downloads a ticket's receipt: the server's own JSON of the sale.
+    /// Downloads a ticket's receipt: the server's own JSON of the sale
+    /// with its proofs on the public record.
     pub(super) fn download_receipt(this: &Rc<Inner>, sale_id: u64) {
         let Some(token) = this.token.borrow().clone() else {
             return;
