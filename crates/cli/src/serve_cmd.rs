@@ -195,6 +195,12 @@ pub struct ServeArgs {
     /// /api/log/checkpoint serves it (default: all of them).
     #[arg(long)]
     witness_quorum: Option<u32>,
+    /// Push each checkpoint to this witness (C2SP tlog-witness
+    /// `add-checkpoint`; `eldorado witness --listen` serves it) and keep
+    /// the cosignature it answers; repeat for each. A witness not named
+    /// here still cosigns by polling.
+    #[arg(long = "witness-url", value_name = "URL")]
+    witness_urls: Vec<String>,
     /// Milliseconds between two passes of the public log's sequencer, each
     /// logging what was sold meanwhile and signing a checkpoint.
     #[arg(long, default_value_t = 500)]
@@ -284,6 +290,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     config.log = eldorado_server::config::LogSettings {
         witnesses: args.witnesses,
         quorum: args.witness_quorum,
+        witness_urls: args.witness_urls,
         checkpoint_interval: Duration::from_millis(args.checkpoint_interval_ms),
         leaves_per_page: args.log_leaves_per_page,
         max_sales_per_pass: args.log_max_sales_per_pass,

@@ -70,7 +70,7 @@ pub fn run(args: WitnessArgs) -> Result<ExitCode, String> {
     let Some(log_key) = wait_for_log_key(&args, &state, &log)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    let mut witness = Witness::open(state, log_key, cosigner).map_err(|e| e.to_string())?;
+    let witness = Witness::open(state, log_key, cosigner).map_err(|e| e.to_string())?;
     match witness.last() {
         Some(last) => {
             tracing::info!(size = last.size, root = %last.root, "resuming after the last checkpoint cosigned")
@@ -78,14 +78,27 @@ pub fn run(args: WitnessArgs) -> Result<ExitCode, String> {
         None => tracing::info!("no checkpoint cosigned yet: the first one is trusted as it comes"),
     }
     let shared = Arc::new(Mutex::new(witness.status()));
+    let published = witness.publication();
+    // The pull loop and the pushes (`POST /add-checkpoint`) take turns.
+    let witness = Arc::new(Mutex::new(witness));
     let _server = args
         .listen
-        .map(|addr| serve_status(addr, shared.clone(), witness.publication()))
+        .map(|addr| {
+            let pushed = status::Pushed {
+                witness: witness.clone(),
+                status: shared.clone(),
+            };
+            serve_status(addr, shared.clone(), published.clone(), Some(pushed))
+        })
         .transpose()?;
     let mut last_error = None;
     loop {
-        let pass = witness.pass(&log, system_now_ms());
-        *shared.lock().unwrap_or_else(|p| p.into_inner()) = witness.status();
+        let pass = {
+            let mut witness = witness.lock().unwrap_or_else(|p| p.into_inner());
+            let pass = witness.pass(&log, system_now_ms());
+            *shared.lock().unwrap_or_else(|p| p.into_inner()) = witness.status();
+            pass
+        };
         match pass {
             Ok(Pass::Cosigned { size, posted }) => {
                 tracing::info!(size, "cosigned the log's checkpoint");
@@ -206,6 +219,7 @@ fn refuse_forever(args: &WitnessArgs, state: &StateDir, fork: Fork) -> Result<Ex
         addr,
         Arc::new(Mutex::new(status)),
         Arc::new(Mutex::new(published)),
+        None,
     )?;
     park()
 }
@@ -230,6 +244,7 @@ fn serve_status(
     addr: SocketAddr,
     shared: SharedStatus,
     published: SharedPublication,
+    pushed: Option<status::Pushed>,
 ) -> Result<tokio::runtime::Runtime, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -240,9 +255,9 @@ fn serve_status(
         .block_on(tokio::net::TcpListener::bind(addr))
         .map_err(|e| format!("--listen {addr}: {e}"))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    tracing::info!(addr = %bound, "serving GET /status and GET /cosignatures");
+    tracing::info!(addr = %bound, "serving GET /status, GET /cosignatures and POST /add-checkpoint");
     runtime.spawn(async move {
-        if let Err(e) = axum::serve(listener, status::router(shared, published)).await {
+        if let Err(e) = axum::serve(listener, status::router(shared, published, pushed)).await {
             tracing::error!(error = %e, "the status listener stopped");
         }
     });

@@ -638,6 +638,7 @@ fn a_purchase_waits_for_its_witness_then_is_dealt_by_a_later_round() {
         &url,
         WITNESS_SECRET,
         Some(&published.to_string()),
+        100,
     );
     let dealt = loop {
         let answer = player.buy("before-the-witness");
@@ -680,6 +681,69 @@ fn a_purchase_waits_for_its_witness_then_is_dealt_by_a_later_round() {
     assert!(!report.contains("FINDING"), "{report}");
     assert!(
         report.contains("purchases 1, dealt by the rule 1, waiting 0"),
+        "{report}"
+    );
+}
+
+/// Issue 43: the server pushes each checkpoint to its witness (C2SP
+/// tlog-witness `add-checkpoint`) and keeps the cosignature answered. The
+/// witness here polls once a minute: only the push can prove the
+/// purchases in time, and every one is dealt by the round it names.
+#[test]
+fn pushed_checkpoints_are_cosigned_at_once_and_their_purchases_dealt_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (beacon_addr, addr, listen) = (free_port(), free_port(), free_port());
+    let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
+    let witness_url = format!("http://{listen}");
+    let _server = serve_with(
+        &dir.path().join("data"),
+        addr,
+        beacon_addr,
+        &key,
+        &["--witness-url", &witness_url],
+    );
+    let url = format!("http://{addr}");
+    let _witness = support::dealing::witness_at(
+        dir.path(),
+        &url,
+        WITNESS_SECRET,
+        Some(&listen.to_string()),
+        60_000,
+    );
+    let player = Player::new(&url);
+    let config: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/config"))
+            .send()
+            .unwrap(),
+    );
+    let operator = config["public_key"].as_str().unwrap().to_owned();
+    let mut last = None;
+    for i in 0..6 {
+        let answer = player.buy(&format!("pushed-{i}"));
+        assert_eq!(answer.status(), 200, "purchase {i} not dealt in time");
+        let sale: SaleResponse = read(answer);
+        let evidence = sale.deal.as_ref().unwrap();
+        let leaf = hex::decode(&evidence.purchase).unwrap();
+        let Ok(eldorado_engine::transparency::LogEntry::Purchase { purchase, .. }) =
+            eldorado_engine::transparency::LogEntry::parse(&leaf)
+        else {
+            panic!("a purchase record");
+        };
+        let round = check_deal(&sale, &operator, &key).expect("dealt by the rule");
+        assert_eq!(
+            round, purchase.round,
+            "proven in time for the round it names"
+        );
+        last = Some(sale.sale.sale.sale_id);
+    }
+    player.wait_logged(last.unwrap());
+    let passed = audit(&url, &["--witness-url", &witness_url]);
+    let report = text(&passed);
+    assert!(passed.status.success(), "{report}");
+    assert!(
+        report.contains("purchases 6, dealt by the rule 6, waiting 0"),
         "{report}"
     );
 }

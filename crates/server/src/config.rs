@@ -118,6 +118,9 @@ pub struct LogSettings {
     /// How many of them must cosign a checkpoint before it is served as
     /// `/api/log/checkpoint`; `None`: all of them.
     pub quorum: Option<u32>,
+    /// Witnesses each new checkpoint is pushed to (C2SP tlog-witness
+    /// `add-checkpoint`), by their base URL.
+    pub witness_urls: Vec<String>,
     /// How often the sequencer logs what was stored and signs a checkpoint.
     pub checkpoint_interval: Duration,
     /// Most leaves in one answer of `/api/log/leaves`.
@@ -131,6 +134,7 @@ impl Default for LogSettings {
         LogSettings {
             witnesses: Vec::new(),
             quorum: None,
+            witness_urls: Vec::new(),
             checkpoint_interval: Duration::from_millis(500),
             leaves_per_page: 1000,
             max_sales_per_pass: 10_000,

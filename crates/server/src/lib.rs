@@ -87,6 +87,18 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let sweeper = tokio::spawn(sweep_sessions(state.clone()));
     let sequencer = tokio::spawn(sequence_log(state.clone()));
+    let pushers: Vec<_> = state
+        .config
+        .log
+        .witness_urls
+        .iter()
+        .map(|url| {
+            tokio::spawn(public_log::push::push_checkpoints(
+                state.clone(),
+                url.clone(),
+            ))
+        })
+        .collect();
     let dealer = state.dealer.clone().map(|dealer| {
         tokio::spawn(dealer.run(
             state.store.clone(),
@@ -102,6 +114,9 @@ pub async fn serve_on(
     let served = listener::serve(listener, state, shutdown).await;
     sweeper.abort();
     sequencer.abort();
+    for pusher in pushers {
+        pusher.abort();
+    }
     if let Some(dealer) = dealer {
         dealer.abort();
     }
@@ -146,6 +161,7 @@ async fn sequence_log(state: AppState) {
             match pass {
                 Ok(public_log::Sequenced::Appended { size, more }) => {
                     tracing::debug!(size, "public log checkpoint signed");
+                    state.checkpoint_signed.send_replace(size);
                     if !more {
                         break;
                     }

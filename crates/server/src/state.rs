@@ -69,6 +69,9 @@ pub struct Inner {
     /// Wakes the public log's sequencer before its interval (purchases
     /// wait for their record).
     pub log_kick: Arc<tokio::sync::Notify>,
+    /// The size of the newest checkpoint this server signed: each change
+    /// is pushed to the witnesses of `--witness-url` (`public_log::push`).
+    pub checkpoint_signed: tokio::sync::watch::Sender<u64>,
     /// The operator's seamless wallet (`--wallet`), which then holds the
     /// money of operator players.
     pub wallet: Option<Arc<SeamlessWallet>>,
@@ -323,6 +326,7 @@ impl AppState {
             desk,
             dealer,
             log_kick,
+            checkpoint_signed: tokio::sync::watch::channel(0).0,
             wallet,
             key,
             public_key,

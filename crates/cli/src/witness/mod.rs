@@ -10,6 +10,7 @@
 //! to HTTP.
 
 pub mod publication;
+pub mod push;
 mod state;
 pub mod status;
 #[cfg(test)]
@@ -319,6 +320,35 @@ impl Witness {
         now_ms: u64,
         log: &dyn LogSource,
     ) -> Result<Pass, PassError> {
+        let submission = self.make_cosignature(checked, note, now_ms)?;
+        // Never ahead of an earlier one the log has not taken: the log
+        // must learn of each record's first cosignature first.
+        let posted = match self.unposted.is_empty() {
+            true => log.submit(&submission),
+            false => Err(FetchError(
+                "an earlier cosignature is not taken yet: this one waits behind it".to_owned(),
+            )),
+        };
+        if posted.is_err() {
+            if self.unposted.len() == UNPOSTED_KEPT {
+                self.unposted.pop_front();
+            }
+            self.unposted.push_back(submission);
+        }
+        Ok(Pass::Cosigned {
+            size: checked.size,
+            posted,
+        })
+    }
+
+    /// Cosigns `checked` (whose signed note is `note`) as of `now_ms`,
+    /// publishes and saves it: from here on it is the tree cosigned last.
+    fn make_cosignature(
+        &mut self,
+        checked: &CheckedCheckpoint,
+        note: String,
+        now_ms: u64,
+    ) -> Result<CosignatureSubmission, PassError> {
         let line = self
             .cosigner
             .cosign(note.as_bytes(), now_ms / 1000)
@@ -341,24 +371,7 @@ impl Witness {
             .append(&self.state, checked.size, &submission)?;
         self.state.save_cosigned(&cosigned)?;
         self.last = Some(cosigned);
-        // Never ahead of an earlier one the log has not taken: the log
-        // must learn of each record's first cosignature first.
-        let posted = match self.unposted.is_empty() {
-            true => log.submit(&submission),
-            false => Err(FetchError(
-                "an earlier cosignature is not taken yet: this one waits behind it".to_owned(),
-            )),
-        };
-        if posted.is_err() {
-            if self.unposted.len() == UNPOSTED_KEPT {
-                self.unposted.pop_front();
-            }
-            self.unposted.push_back(submission);
-        }
-        Ok(Pass::Cosigned {
-            size: checked.size,
-            posted,
-        })
+        Ok(submission)
     }
 
     fn refuse(
@@ -370,7 +383,23 @@ impl Witness {
         now_ms: u64,
         log: &dyn LogSource,
     ) -> Result<Pass, PassError> {
-        let fork = Fork {
+        let fork = self.fork_record(reason, last, offered, note, now_ms);
+        self.state.save_fork(&fork)?;
+        self.fork = Some(fork.clone());
+        let told = self.tell(last, log, now_ms)?;
+        Ok(Pass::ForkDetected(fork, told))
+    }
+
+    /// The evidence of a fork: what was cosigned, and what was offered.
+    fn fork_record(
+        &self,
+        reason: String,
+        last: &Cosigned,
+        offered: &CheckedCheckpoint,
+        note: String,
+        now_ms: u64,
+    ) -> Fork {
+        Fork {
             reason,
             log: self.log_key.origin().to_owned(),
             detected_at_ms: now_ms,
@@ -384,10 +413,6 @@ impl Witness {
                 root: offered.root,
                 note,
             },
-        };
-        self.state.save_fork(&fork)?;
-        self.fork = Some(fork.clone());
-        let told = self.tell(last, log, now_ms)?;
-        Ok(Pass::ForkDetected(fork, told))
+        }
     }
 }

@@ -541,3 +541,128 @@ fn the_log_key_is_pinned_on_first_use_and_a_change_refused() {
     assert_eq!(key.vkey(), other);
     assert_eq!(fresh.pinned_log_key().unwrap(), Some(other));
 }
+
+/// The body pushing the checkpoint of the first `size` records of
+/// history `variant`, from `old` (with the honest proof).
+fn push_body(size: u64, variant: u8, old: u64) -> String {
+    let tree = tree_of(size, variant);
+    let note = sign_checkpoint(ORIGIN, size, &tree.root(size).unwrap(), &operator()).unwrap();
+    let proof = if old == 0 {
+        Vec::new()
+    } else {
+        tree.consistency(old, size).unwrap()
+    };
+    eldorado_engine::transparency::add_checkpoint_body(
+        old,
+        &proof,
+        std::str::from_utf8(&note).unwrap(),
+    )
+}
+
+#[test]
+fn a_pushed_checkpoint_that_extends_the_last_is_cosigned_at_once() {
+    use super::push::Refusal;
+    let dir = tempfile::tempdir().unwrap();
+    let mut witness = witness_in(dir.path());
+    let line = witness.add_checkpoint(&push_body(4, 0, 0), NOW_MS).unwrap();
+    let note = format!(
+        "{}{line}",
+        String::from_utf8(
+            sign_checkpoint(ORIGIN, 4, &tree_of(4, 0).root(4).unwrap(), &operator()).unwrap()
+        )
+        .unwrap()
+    );
+    let opened = open_checkpoint(note.as_bytes(), &log_key(), &[witness_key()], 1).unwrap();
+    assert_eq!((opened.size, opened.cosigned_at), (4, vec![NOW_MS / 1000]));
+    // The old size must be the one cosigned last; the answer says which.
+    assert!(matches!(
+        witness.add_checkpoint(&push_body(9, 0, 0), NOW_MS),
+        Err(Refusal::Conflict { latest: 4 })
+    ));
+    let grown = witness
+        .add_checkpoint(&push_body(9, 0, 4), NOW_MS + 2_000)
+        .unwrap();
+    assert_ne!(grown, line);
+    // The same checkpoint again: the line first made for it.
+    assert_eq!(
+        witness
+            .add_checkpoint(&push_body(9, 0, 9), NOW_MS + 9_000)
+            .unwrap(),
+        grown
+    );
+    assert_eq!(
+        witness
+            .publication()
+            .lock()
+            .unwrap()
+            .after(0)
+            .cosignatures
+            .len(),
+        2,
+        "each checkpoint published once"
+    );
+    // A proof that does not lead there, another log, another key.
+    let mut tampered = push_body(12, 0, 9);
+    tampered.replace_range(7..8, if &tampered[7..8] == "A" { "B" } else { "A" });
+    assert!(matches!(
+        witness.add_checkpoint(&tampered, NOW_MS),
+        Err(Refusal::BadProof(_) | Refusal::Malformed(_))
+    ));
+    let elsewhere = push_body(12, 0, 9).replace(ORIGIN, "elsewhere.test/log");
+    assert!(matches!(
+        witness.add_checkpoint(&elsewhere, NOW_MS),
+        Err(Refusal::UnknownOrigin(_))
+    ));
+    let tree = tree_of(12, 0);
+    let forged = sign_checkpoint(
+        ORIGIN,
+        12,
+        &tree.root(12).unwrap(),
+        &signing_key_from_secret([8; 32]),
+    )
+    .unwrap();
+    let forged = eldorado_engine::transparency::add_checkpoint_body(
+        9,
+        &tree.consistency(9, 12).unwrap(),
+        std::str::from_utf8(&forged).unwrap(),
+    );
+    assert!(matches!(
+        witness.add_checkpoint(&forged, NOW_MS),
+        Err(Refusal::NotSigned)
+    ));
+    assert!(matches!(
+        witness.add_checkpoint("old 9\n", NOW_MS),
+        Err(Refusal::Malformed(_))
+    ));
+    assert_eq!(
+        witness.last().unwrap().size,
+        9,
+        "nothing refused was cosigned"
+    );
+}
+
+#[test]
+fn a_pushed_fork_is_refused_for_good() {
+    use super::push::Refusal;
+    let dir = tempfile::tempdir().unwrap();
+    let mut witness = witness_in(dir.path());
+    witness.add_checkpoint(&push_body(5, 0, 0), NOW_MS).unwrap();
+    assert!(matches!(
+        witness.add_checkpoint(&push_body(5, 1, 5), NOW_MS),
+        Err(Refusal::Conflict { latest: 5 })
+    ));
+    assert!(StateDir::open(dir.path())
+        .unwrap()
+        .fork()
+        .unwrap()
+        .is_some());
+    assert!(matches!(
+        witness.add_checkpoint(&push_body(7, 0, 5), NOW_MS),
+        Err(Refusal::Refusing)
+    ));
+    drop(witness);
+    assert!(matches!(
+        witness_in(dir.path()).add_checkpoint(&push_body(7, 0, 5), NOW_MS),
+        Err(Refusal::Refusing)
+    ));
+}

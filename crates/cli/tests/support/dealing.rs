@@ -56,11 +56,18 @@ pub fn witness_vkey(secret: [u8; 32]) -> String {
 /// `eldorado witness` of the log at `log_url`, polling every 100 ms, its
 /// key `secret` and its state in `dir` (kept across restarts of the log).
 pub fn witness(dir: &Path, log_url: &str, secret: [u8; 32]) -> Killed {
-    witness_at(dir, log_url, secret, None)
+    witness_at(dir, log_url, secret, None, 100)
 }
 
-/// [`witness`], serving its status and publication on `listen` if given.
-pub fn witness_at(dir: &Path, log_url: &str, secret: [u8; 32], listen: Option<&str>) -> Killed {
+/// [`witness`], polling every `poll_ms`, and serving its status, its
+/// publication and pushes on `listen` if given.
+pub fn witness_at(
+    dir: &Path,
+    log_url: &str,
+    secret: [u8; 32],
+    listen: Option<&str>,
+    poll_ms: u64,
+) -> Killed {
     let key_file = dir.join("witness.key");
     if !key_file.exists() {
         std::fs::write(&key_file, hex::encode(secret)).unwrap();
@@ -76,7 +83,7 @@ pub fn witness_at(dir: &Path, log_url: &str, secret: [u8; 32], listen: Option<&s
         .arg(&key_file)
         .arg("--state")
         .arg(dir.join("witness-state"))
-        .args(["--name", "witness.test", "--poll-ms", "100"])
+        .args(["--name", "witness.test", "--poll-ms", &poll_ms.to_string()])
         .args(listen.map(|addr| ["--listen", addr]).into_iter().flatten())
         .env("RUST_LOG", "error")
         .stdout(Stdio::null())

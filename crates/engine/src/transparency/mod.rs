@@ -7,12 +7,16 @@
 //! `tlog_tiles` crate's, the note format the `signed_note` crate's; this
 //! module fixes what a leaf is and which keys must have signed.
 
+mod add_checkpoint;
 mod leaf;
 mod memory_tree;
 mod note;
 mod page_build;
 mod proof;
 
+pub use add_checkpoint::{
+    add_checkpoint_body, parse_add_checkpoint, AddCheckpoint, AddCheckpointError, MAX_PROOF_LINES,
+};
 pub use leaf::{LeafError, LogEntry};
 pub use memory_tree::MemoryTree;
 pub use note::{

@@ -6,6 +6,7 @@
 //! the server sells (`witnessed`).
 
 mod identity;
+pub mod push;
 mod sequencer;
 mod stored_hashes;
 mod witnessed;

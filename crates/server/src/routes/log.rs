@@ -286,7 +286,10 @@ fn refused(why: &'static str) -> ApiError {
     ApiError::Forbidden(why)
 }
 
-fn accept_cosignature(state: &AppState, body: &CosignatureSubmission) -> Result<(), ApiError> {
+pub(crate) fn accept_cosignature(
+    state: &AppState,
+    body: &CosignatureSubmission,
+) -> Result<(), ApiError> {
     let line = &body.cosignature;
     if !line.starts_with("— ") || !line.ends_with('\n') || line.matches('\n').count() != 1 {
         return Err(refused("the cosignature must be one signature line"));
