@@ -348,8 +348,9 @@ async fn page_listing(State(served): State<Shared>) -> Result<Json<PageListing>,
     Ok(Json(page.listing.clone()))
 }
 
-/// A page's file as the real server serves it: `/` is the page, and the
-/// brotli form goes to a browser that accepts it.
+/// A page's file as the real server serves it: `/` is the page, the
+/// brotli form goes to a browser that accepts it, and a file without one
+/// is compressed as it is served (gzip here).
 async fn page_file(State(served): State<Shared>, request: axum::extract::Request) -> Response {
     let served = served.lock().unwrap();
     let Some(page) = served.page.as_ref() else {
@@ -359,19 +360,33 @@ async fn page_file(State(served): State<Shared>, request: axum::extract::Request
         "/" => "www/pkg/index.html",
         other => other.trim_start_matches('/'),
     };
-    let accepts_br = request
-        .headers()
-        .get("accept-encoding")
-        .is_some_and(|v| v.to_str().unwrap_or("").contains("br"));
+    let accepts = |coding: &str| {
+        request
+            .headers()
+            .get("accept-encoding")
+            .is_some_and(|v| v.to_str().unwrap_or("").contains(coding))
+    };
     let brotli = format!("{path}.br");
-    let chosen = match page.bytes.get(&brotli) {
-        Some(bytes) if accepts_br => bytes,
+    let (chosen, coding) = match page.bytes.get(&brotli) {
+        Some(bytes) if accepts("br") => (bytes.clone(), Some("br")),
         _ => match page.bytes.get(path) {
-            Some(bytes) => bytes,
+            Some(bytes) if accepts("gzip") => {
+                let mut gzip =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                std::io::Write::write_all(&mut gzip, bytes).unwrap();
+                (gzip.finish().unwrap(), Some("gzip"))
+            }
+            Some(bytes) => (bytes.clone(), None),
             None => return StatusCode::NOT_FOUND.into_response(),
         },
     };
-    Body::from(chosen.clone()).into_response()
+    let mut response = Body::from(chosen).into_response();
+    if let Some(coding) = coding {
+        response
+            .headers_mut()
+            .insert("content-encoding", coding.parse().unwrap());
+    }
+    response
 }
 
 fn audit(url: &str, extra: &[&str]) -> Output {

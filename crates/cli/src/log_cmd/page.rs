@@ -12,6 +12,7 @@ use eldorado_engine::transparency::page_fingerprint;
 use eldorado_engine::Hash;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::io::Read;
 
 /// The page the server serves: `www/pkg/index.html`, also served at `/`.
 const INDEX: &str = "www/pkg/index.html";
@@ -84,10 +85,16 @@ fn check_file(
     }
     for url in &urls {
         for (accept, suffix) in codings {
-            let expected = files
-                .get(format!("{path}{suffix}").as_str())
-                .unwrap_or(listed);
-            let (bytes, _) = client.get_bytes_encoded(url, accept)?;
+            let variant = files.get(format!("{path}{suffix}").as_str());
+            let expected = variant.unwrap_or(listed);
+            let (bytes, encoding) = client.get_bytes_encoded(url, accept)?;
+            // A built variant is served as built; a file without one is
+            // compressed as it is served, and is the listed file decoded.
+            let bytes = match (variant, encoding.as_deref()) {
+                (None, Some(coding)) => decoded(&bytes, coding)
+                    .map_err(|e| format!("{url} as served for {accept}: {e}"))?,
+                _ => bytes,
+            };
             let actual = Hash(Sha256::digest(&bytes).into());
             if actual != *expected {
                 findings.push(format!(
@@ -99,6 +106,19 @@ fn check_file(
         }
     }
     Ok(findings)
+}
+
+/// `bytes` served with `Content-Encoding: coding`, decoded.
+fn decoded(bytes: &[u8], coding: &str) -> Result<Vec<u8>, String> {
+    let mut plain = Vec::new();
+    let read = match coding {
+        "gzip" => flate2::read::GzDecoder::new(bytes).read_to_end(&mut plain),
+        "br" => brotli::Decompressor::new(bytes, 4096).read_to_end(&mut plain),
+        "identity" => return Ok(bytes.to_vec()),
+        other => return Err(format!("served with an unknown Content-Encoding {other:?}")),
+    };
+    read.map_err(|e| format!("does not decode as {coding}: {e}"))?;
+    Ok(plain)
 }
 
 fn parse_hash(hex_text: &str) -> Option<Hash> {
