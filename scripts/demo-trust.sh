@@ -2,8 +2,9 @@
 # witness of the public record and its randomness beacon, each a separate
 # process with its own key, and writes the built page's policy naming them
 # (scripts/page-policy.sh), so that the page believes these two keys only.
-#   start_demo_trust <eldorado binary> <data dir> <game server URL> <beacon address>
-# Sets witness_key, beacon_key and beacon_url, and adds both processes to
+#   start_demo_trust <eldorado binary> <data dir> <game server URL> <beacon address> <witness address>
+# Sets witness_key, witness_url (where the server pushes its checkpoints:
+# --witness-url), beacon_key and beacon_url, and adds both processes to
 # the array `pids` (the caller stops them). Keys and state live in
 # <data dir>/witness and <data dir>/beacon: removing it starts both afresh
 # (the page's policy is written again at each start).
@@ -24,12 +25,13 @@ demo_trust_read() {
 }
 
 start_demo_trust() {
-    local bin=$1 data=$2 log_url=$3 beacon_addr=$4
+    local bin=$1 data=$2 log_url=$3 beacon_addr=$4 witness_addr=$5
     mkdir -p -m 700 "$data" "$data/witness" "$data/beacon"
     (
         umask 077
         exec "$bin" witness --log "$log_url" --key-file "$data/witness/witness.key" \
             --state "$data/witness" --name eldorado-demo-witness --poll-ms 250 \
+            --listen "$witness_addr" \
             >"$data/witness/witness.log" 2>&1
     ) &
     pids+=($!)
@@ -45,5 +47,6 @@ start_demo_trust() {
     demo_trust_read "$data/beacon/beacon.log" "beacon listening on" >/dev/null
     beacon_key=$(demo_trust_read "$data/beacon/beacon.log" "beacon key: ")
     beacon_url=http://$beacon_addr
+    witness_url=http://$witness_addr
     scripts/page-policy.sh --witness "$witness_key" --beacon-key "$beacon_key" --beacon-period-ms 500
 }

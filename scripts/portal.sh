@@ -51,11 +51,13 @@ trap stop EXIT
 
 # shellcheck source=scripts/demo-trust.sh
 source scripts/demo-trust.sh
-start_demo_trust "$target_dir/debug/eldorado" "$data" "http://$game_addr" "${BEACON_ADDR:-127.0.0.1:8091}"
+start_demo_trust "$target_dir/debug/eldorado" "$data" "http://$game_addr" \
+    "${BEACON_ADDR:-127.0.0.1:8091}" "${WITNESS_ADDR:-127.0.0.1:8093}"
 
 "$target_dir/debug/eldorado" serve \
     --addr "$game_addr" --data "$data/game" --web . \
-    --witness "$witness_key" --beacon "$beacon_url" --beacon-key "$beacon_key" \
+    --witness "$witness_key" --witness-url "$witness_url" --deal-lead-ms 0 \
+    --beacon "$beacon_url" --beacon-key "$beacon_key" \
     --public-url "$game_url" \
     --frame-ancestors "'self' $portal_url" \
     --wallet "$portal_url/wallet" --wallet-secret-file "$data/wallet.secret" &

@@ -101,6 +101,10 @@ pub struct CosignatureSubmission {
 /// the log serves.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WitnessCosignatures {
+    /// The size the witness had cosigned when it began publishing: the
+    /// first cosignature of a record below it is not published.
+    #[serde(default)]
+    pub since: u64,
     pub cosignatures: Vec<CosignatureSubmission>,
 }
 

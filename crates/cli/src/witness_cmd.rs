@@ -214,7 +214,7 @@ fn refuse_forever(args: &WitnessArgs, state: &StateDir, fork: Fork) -> Result<Ex
         fork: Some(fork),
     };
     // What it cosigned before the fork stays published.
-    let published = Publication::open(state).map_err(|e| e.to_string())?;
+    let published = Publication::open(state, 0).map_err(|e| e.to_string())?;
     let _server = serve_status(
         addr,
         Arc::new(Mutex::new(status)),

@@ -9,7 +9,7 @@
 
 use super::audit::LogAudit;
 use super::client::LogClient;
-use super::published::Published;
+use super::published::{FirstCosigned, Published};
 use super::records::Record;
 use eldorado_api::beacon::{BeaconInfo, BeaconRound};
 use eldorado_engine::deal::{dealing_round, BeaconClock, BeaconKey, DealReplay, Dealt};
@@ -223,10 +223,15 @@ pub(super) fn withheld(
     round: u64,
     schedule: &BeaconClock,
 ) -> Option<String> {
-    let Some(second) = published.quorum_time(index, quorum) else {
-        return Some(format!(
-            "record {index}: the log serves a cosigned checkpoint holding this purchase, but the witnesses' publications show no quorum that cosigned one"
-        ));
+    let second = match published.first_cosigned(index, quorum) {
+        FirstCosigned::At(second) => second,
+        FirstCosigned::NotYet => {
+            return Some(format!(
+                "record {index}: the log serves a cosigned checkpoint holding this purchase, but the witnesses' publications show no quorum that cosigned one"
+            ))
+        }
+        // Cosigned before its witnesses published: nothing to compare.
+        FirstCosigned::Unknown => return None,
     };
     let theirs = dealing_round(named, second, schedule);
     (theirs != round).then(|| {

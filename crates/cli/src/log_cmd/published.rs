@@ -5,16 +5,36 @@
 //! else the log held back a cosignature it was given.
 
 use super::client::LogClient;
-use eldorado_api::{CosignatureSubmission, WitnessCosignatures};
+#[cfg(test)]
+use eldorado_api::CosignatureSubmission;
+use eldorado_api::WitnessCosignatures;
 use eldorado_engine::deal::quorum_time;
 use eldorado_engine::transparency::{open_checkpoint, LogKey, WitnessKey};
 use std::collections::BTreeMap;
 
 /// Each witness's cosignatures, by name: `(checkpoint size, second)`,
-/// in the order it made them (growing sizes).
+/// in the order it made them (growing sizes), and the size it had
+/// cosigned when it began publishing.
 #[derive(Debug, Default)]
 pub struct Published {
-    by_witness: BTreeMap<String, Vec<(u64, u64)>>,
+    by_witness: BTreeMap<String, Made>,
+}
+
+#[derive(Debug, Default)]
+struct Made {
+    since: u64,
+    cosigned: Vec<(u64, u64)>,
+}
+
+/// What the publications say of when a record was first cosigned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstCosigned {
+    /// By this second, by the quorum.
+    At(u64),
+    /// Not by a quorum yet.
+    NotYet,
+    /// A witness began publishing after it first cosigned the record.
+    Unknown,
 }
 
 impl Published {
@@ -36,7 +56,7 @@ impl Published {
                 let page: WitnessCosignatures = client
                     .get_json(&path)
                     .map_err(|e| format!("--witness-url {url}: {e}"))?;
-                let Some(last) = published.add(&page.cosignatures, log, witnesses)? else {
+                let Some(last) = published.add(&page, log, witnesses)? else {
                     break;
                 };
                 if last <= after {
@@ -52,12 +72,12 @@ impl Published {
     /// `None` for an empty page.
     pub fn add(
         &mut self,
-        page: &[CosignatureSubmission],
+        page: &WitnessCosignatures,
         log: &LogKey,
         witnesses: &[WitnessKey],
     ) -> Result<Option<u64>, String> {
         let mut last = None;
-        for entry in page {
+        for entry in &page.cosignatures {
             let note = format!("{}{}", entry.checkpoint, entry.cosignature);
             let checked = open_checkpoint(note.as_bytes(), log, witnesses, 1).map_err(|e| {
                 format!("a published cosignature is not one of the log's witnesses': {e}")
@@ -68,28 +88,36 @@ impl Published {
                 return Err("a published cosignature carries no witness's line".to_owned());
             };
             let made = self.by_witness.entry(name.clone()).or_default();
+            made.since = page.since;
             // A witness cosigns growing trees; its first cosignature of a
             // size is the one that counts.
-            if made.last().is_none_or(|&(size, _)| size < checked.size) {
-                made.push((checked.size, second));
+            if made
+                .cosigned
+                .last()
+                .is_none_or(|&(size, _)| size < checked.size)
+            {
+                made.cosigned.push((checked.size, second));
             }
             last = last.max(Some(checked.size));
         }
         Ok(last)
     }
 
-    /// The second by which `quorum` witnesses had first cosigned a
-    /// checkpoint holding record `index`, by their publications.
-    pub fn quorum_time(&self, index: u64, quorum: usize) -> Option<u64> {
+    /// When `quorum` witnesses had first cosigned a checkpoint holding
+    /// record `index`, by their publications.
+    pub fn first_cosigned(&self, index: u64, quorum: usize) -> FirstCosigned {
+        if self.by_witness.values().any(|made| index < made.since) {
+            return FirstCosigned::Unknown;
+        }
         let firsts: Vec<u64> = self
             .by_witness
             .values()
             .filter_map(|made| {
-                let first = made.partition_point(|&(size, _)| size <= index);
-                made.get(first).map(|&(_, second)| second)
+                let first = made.cosigned.partition_point(|&(size, _)| size <= index);
+                made.cosigned.get(first).map(|&(_, second)| second)
             })
             .collect();
-        quorum_time(&firsts, quorum)
+        quorum_time(&firsts, quorum).map_or(FirstCosigned::NotYet, FirstCosigned::At)
     }
 }
 
@@ -130,41 +158,55 @@ mod tests {
         }
     }
 
+    fn pages(since: u64, cosignatures: &[CosignatureSubmission]) -> WitnessCosignatures {
+        WitnessCosignatures {
+            since,
+            cosignatures: cosignatures.to_vec(),
+        }
+    }
+
     #[test]
     fn the_first_cosignature_holding_a_record_dates_it_and_the_quorum_takes_its_latest() {
         let keys = [cosigner(1).witness_key(), cosigner(2).witness_key()];
         let mut published = Published::default();
         let page = [made(1, 3, 100), made(1, 6, 104), made(1, 9, 107)];
-        assert_eq!(published.add(&page, &log(), &keys), Ok(Some(9)));
-        assert_eq!(
-            published.add(&[made(2, 6, 105)], &log(), &keys),
-            Ok(Some(6))
-        );
+        assert_eq!(published.add(&pages(0, &page), &log(), &keys), Ok(Some(9)));
+        let second = pages(0, &[made(2, 6, 105)]);
+        assert_eq!(published.add(&second, &log(), &keys), Ok(Some(6)));
         // Record 4 is first held by the checkpoint of 6 records.
-        assert_eq!(published.quorum_time(4, 1), Some(104));
-        assert_eq!(published.quorum_time(4, 2), Some(105));
-        assert_eq!(published.quorum_time(2, 1), Some(100));
+        use FirstCosigned::*;
+        assert_eq!(published.first_cosigned(4, 1), At(104));
+        assert_eq!(published.first_cosigned(4, 2), At(105));
+        assert_eq!(published.first_cosigned(2, 1), At(100));
         assert_eq!(
-            published.quorum_time(2, 2),
-            Some(105),
+            published.first_cosigned(2, 2),
+            At(105),
             "witness 2 first held it at 6"
         );
         assert_eq!(
-            published.quorum_time(7, 2),
-            None,
+            published.first_cosigned(7, 2),
+            NotYet,
             "witness 2 never cosigned past 6"
         );
-        assert_eq!(published.quorum_time(9, 1), None);
+        assert_eq!(published.first_cosigned(9, 1), NotYet);
+        // A witness that began publishing at 6 records cannot tell when
+        // it first cosigned a record below.
+        let late = pages(6, &[made(2, 9, 107)]);
+        published.add(&late, &log(), &keys).unwrap();
+        assert_eq!(published.first_cosigned(4, 1), Unknown);
+        assert_eq!(published.first_cosigned(7, 2), At(107));
     }
 
     #[test]
     fn a_line_of_a_stranger_or_of_another_log_is_refused() {
         let keys = [cosigner(1).witness_key()];
         let mut published = Published::default();
-        assert!(published.add(&[made(3, 3, 100)], &log(), &keys).is_err());
+        assert!(published
+            .add(&pages(0, &[made(3, 3, 100)]), &log(), &keys)
+            .is_err());
         let mut other = made(1, 3, 100);
         other.checkpoint = other.checkpoint.replace(ORIGIN, "other.test/log");
-        assert!(published.add(&[other], &log(), &keys).is_err());
+        assert!(published.add(&pages(0, &[other]), &log(), &keys).is_err());
     }
 
     #[test]
@@ -178,7 +220,7 @@ mod tests {
         let keys = [cosigner(1).witness_key()];
         let mut published = Published::default();
         published
-            .add(&[made(1, 6, 99), made(1, 9, 104)], &log(), &keys)
+            .add(&pages(0, &[made(1, 6, 99), made(1, 9, 104)]), &log(), &keys)
             .unwrap();
         // Record 4, naming round 201 (published at 100 s): the witness
         // cosigned it in time (second 99).

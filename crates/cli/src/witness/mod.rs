@@ -166,12 +166,14 @@ impl Witness {
         log_key: LogKey,
         cosigner: Cosigner,
     ) -> Result<Witness, StateError> {
-        let published = publication::Publication::open(&state)?;
+        let last = state.cosigned()?;
+        let published =
+            publication::Publication::open(&state, last.as_ref().map_or(0, |l| l.size))?;
         // The last one may not have reached the log before a restart:
         // posting a cosignature twice is harmless.
         let unposted = published.last().into_iter().collect();
         Ok(Witness {
-            last: state.cosigned()?,
+            last,
             fork: state.fork()?,
             published: std::sync::Arc::new(std::sync::Mutex::new(published)),
             unposted,

@@ -666,3 +666,27 @@ fn a_pushed_fork_is_refused_for_good() {
         Err(Refusal::Refusing)
     ));
 }
+
+#[test]
+fn a_witness_that_cosigned_before_it_published_says_from_where() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = FakeLog::new();
+    let witness = cosigned_at(dir.path(), &log, 4, 0);
+    assert_eq!(witness.publication().lock().unwrap().after(0).since, 0);
+    drop(witness);
+    // As an older witness left it: its state, no publication.
+    std::fs::remove_file(dir.path().join(state::PUBLISHED_FILE)).unwrap();
+    let mut witness = witness_in(dir.path());
+    log.publish(tree_of(6, 0), 6);
+    assert_eq!(cosigned_size(witness.pass(&log, NOW_MS).unwrap()), 6);
+    let published = witness.publication().lock().unwrap().after(0);
+    assert_eq!((published.since, published.cosignatures.len()), (4, 1));
+    drop(witness);
+    // Read back the same after a restart.
+    let published = witness_in(dir.path())
+        .publication()
+        .lock()
+        .unwrap()
+        .after(0);
+    assert_eq!((published.since, published.cosignatures.len()), (4, 1));
+}
