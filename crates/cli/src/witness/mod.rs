@@ -169,14 +169,11 @@ impl Witness {
         let last = state.cosigned()?;
         let published =
             publication::Publication::open(&state, last.as_ref().map_or(0, |l| l.size))?;
-        // The last one may not have reached the log before a restart:
-        // posting a cosignature twice is harmless.
-        let unposted = published.last().into_iter().collect();
         Ok(Witness {
             last,
             fork: state.fork()?,
             published: std::sync::Arc::new(std::sync::Mutex::new(published)),
-            unposted,
+            unposted: std::collections::VecDeque::new(),
             state,
             log_key,
             cosigner,
@@ -226,8 +223,29 @@ impl Witness {
             if checked.size == last.size && self.carries_our_cosignature(&note) {
                 return Ok(Pass::Unchanged { size: last.size });
             }
+            if checked.size == last.size {
+                // The log lost our post (a crash on either side): the
+                // line as first made, so that its copy is dated when we
+                // first vouched for these records.
+                if let Some(first) = self.published_line_of(&last) {
+                    return Ok(Pass::Cosigned {
+                        size: last.size,
+                        posted: log.submit(&first),
+                    });
+                }
+            }
         }
         self.cosign(&checked, note, now_ms, log)
+    }
+
+    /// The published cosignature of the checkpoint cosigned last, if the
+    /// publication holds it.
+    fn published_line_of(&self, last: &Cosigned) -> Option<CosignatureSubmission> {
+        self.published
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last()
+            .filter(|c| c.checkpoint == last.note)
     }
 
     /// Why `offered`, at least as large, cannot follow `last`, if it cannot.
@@ -287,20 +305,17 @@ impl Witness {
 
     /// Posts again, oldest first and as they were made, the cosignatures
     /// the log did not take: its copy then says when this witness first
-    /// vouched for each record, as the publication does. Stops at the
-    /// first refusal, to keep the order.
+    /// vouched for each record, as the publication does. Those it still
+    /// does not take are kept for the next pass (an honest log takes every
+    /// genuine cosignature of a checkpoint it holds).
     fn post_unposted(&mut self, log: &dyn LogSource) {
-        while let Some(submission) = self.unposted.front() {
-            match log.submit(submission) {
-                Ok(()) => {
-                    self.unposted.pop_front();
-                }
-                Err(e) => {
-                    tracing::debug!(error = %e, "the log still does not take an earlier cosignature");
-                    return;
-                }
+        self.unposted.retain(|submission| match log.submit(submission) {
+            Ok(()) => false,
+            Err(e) => {
+                tracing::debug!(error = %e, "the log still does not take an earlier cosignature");
+                true
             }
-        }
+        });
     }
 
     /// Whether the served note already holds a valid cosignature of ours
@@ -323,14 +338,7 @@ impl Witness {
         log: &dyn LogSource,
     ) -> Result<Pass, PassError> {
         let submission = self.make_cosignature(checked, note, now_ms)?;
-        // Never ahead of an earlier one the log has not taken: the log
-        // must learn of each record's first cosignature first.
-        let posted = match self.unposted.is_empty() {
-            true => log.submit(&submission),
-            false => Err(FetchError(
-                "an earlier cosignature is not taken yet: this one waits behind it".to_owned(),
-            )),
-        };
+        let posted = log.submit(&submission);
         if posted.is_err() {
             if self.unposted.len() == UNPOSTED_KEPT {
                 self.unposted.pop_front();

@@ -5,7 +5,6 @@
 //! extends the one cosigned last, and a fork is refused for good.
 
 use super::{Cosigned, PassError, Witness};
-use eldorado_api::CosignatureSubmission;
 use eldorado_engine::transparency::{
     open_checkpoint, parse_add_checkpoint, verify_consistency, CheckpointError,
 };
@@ -97,13 +96,7 @@ impl Witness {
     /// The line this witness first made for the checkpoint cosigned last
     /// (a new one if its publication lost it).
     fn first_line(&mut self, last: &Cosigned, now_ms: u64) -> Result<String, Refusal> {
-        let published = self
-            .published
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .last()
-            .filter(|c: &CosignatureSubmission| c.checkpoint == last.note);
-        match published {
+        match self.published_line_of(last) {
             Some(first) => Ok(first.cosignature),
             None => Ok(self
                 .cosigner

@@ -424,16 +424,28 @@ fn cosignatures_the_log_lost_are_posted_again_in_order_before_a_newer_one() {
     let posted = log.posted.borrow().clone();
     assert_eq!(posted.len(), 3, "{posted:?}");
     assert_eq!(posted[..2], made[..]);
-    // A restarted witness posts its newest once more (it cannot know
-    // whether the log took it), and nothing older.
+    // A restarted witness whose last post the log lost (either side
+    // crashed) posts that line again, as first made.
+    log.takes_cosignatures.set(false);
+    log.publish(tree_of(11, 0), 11);
+    match witness.pass(&log, NOW_MS + 10_000).unwrap() {
+        Pass::Cosigned { posted, .. } => assert!(posted.is_err()),
+        other => panic!("{other:?}"),
+    }
+    let lost = log.last_submission.borrow().clone().unwrap();
     drop(witness);
+    log.takes_cosignatures.set(true);
     log.posted.borrow_mut().clear();
     let mut witness = witness_in(dir.path());
+    assert_eq!(
+        cosigned_size(witness.pass(&log, NOW_MS + 20_000).unwrap()),
+        11
+    );
+    assert_eq!(log.posted.borrow()[..], [lost]);
     assert!(matches!(
-        witness.pass(&log, NOW_MS + 10_000).unwrap(),
-        Pass::Unchanged { size: 8 }
+        witness.pass(&log, NOW_MS + 21_000).unwrap(),
+        Pass::Unchanged { size: 11 }
     ));
-    assert_eq!(log.posted.borrow()[..], posted[2..]);
 }
 
 #[test]
