@@ -180,6 +180,28 @@ impl Player {
         }
     }
 
+    /// The sale's receipt with its record, once the sale is on a
+    /// cosigned checkpoint.
+    fn receipt(&self, sale_id: u64) -> Value {
+        let started = Instant::now();
+        loop {
+            let answer = self
+                .client
+                .get(format!("{}/api/sales/{sale_id}/receipt", self.url))
+                .bearer_auth(&self.token)
+                .send()
+                .unwrap();
+            if answer.status() == 200 {
+                return read(answer);
+            }
+            assert!(
+                started.elapsed() < START_LIMIT,
+                "sale {sale_id}: no receipt"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn balance(&self) -> u64 {
         let body: Value = read(
             self.client
@@ -325,14 +347,7 @@ fn every_sale_is_dealt_by_the_beacon_and_the_audit_re_deals_it() {
         "{}",
         text(&unrecorded)
     );
-    let logged: Value = read(
-        player
-            .client
-            .get(format!("{url}/api/sales/{}/receipt", again.sale_id()))
-            .bearer_auth(&player.token)
-            .send()
-            .unwrap(),
-    );
+    let logged = player.receipt(again.sale_id());
     assert!(logged["purchase"]["checkpoint"].is_string(), "{logged}");
     std::fs::write(&receipt, logged.to_string()).unwrap();
     let witness_key = witness_vkey(WITNESS_SECRET);
@@ -746,4 +761,81 @@ fn pushed_checkpoints_are_cosigned_at_once_and_their_purchases_dealt_in_time() {
         report.contains("purchases 6, dealt by the rule 6, waiting 0"),
         "{report}"
     );
+}
+
+/// Issue 43, a cheat: the operator changes a logged purchase's round in
+/// its database to one it likes (here 40 rounds later) before the deal.
+/// The dealer deals by it, but the logged leaf names the first: the
+/// buyer's record check, `eldorado verify` and `log audit` all refuse the
+/// deal.
+#[test]
+fn a_round_changed_in_the_database_after_logging_is_refused_by_every_checker() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (beacon_addr, addr) = (free_port(), free_port());
+    let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
+    let _server = serve(&data, addr, beacon_addr, &key);
+    let url = format!("http://{addr}");
+    let player = Player::new(&url);
+    // No witness yet: the purchase is logged and waits.
+    let pending = player.buy("moved-round");
+    assert_eq!(pending.status(), 503);
+    let moved = rusqlite::Connection::open(data.join("eldorado.sqlite3"))
+        .unwrap()
+        .execute(
+            "UPDATE purchases SET round = round + 40 WHERE sale_id IS NULL",
+            [],
+        )
+        .unwrap();
+    assert_eq!(moved, 1);
+    let _witness = witness(dir.path(), &url, WITNESS_SECRET);
+    let dealt = loop {
+        let answer = player.buy("moved-round");
+        if answer.status() == 200 {
+            break read::<SaleResponse>(answer);
+        }
+        let body: Value = read(answer);
+        assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
+    };
+    let config: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/config"))
+            .send()
+            .unwrap(),
+    );
+    let operator = config["public_key"].as_str().unwrap().to_owned();
+    let leaf = hex::decode(&dealt.deal.as_ref().unwrap().purchase).unwrap();
+    let Ok(eldorado_engine::transparency::LogEntry::Purchase { purchase, .. }) =
+        eldorado_engine::transparency::LogEntry::parse(&leaf)
+    else {
+        panic!("a purchase record");
+    };
+    // The round and the position are genuine, the round is not the rule's.
+    let round = check_deal(&dealt, &operator, &key).expect("a genuine round, by the rule");
+    assert_eq!(round, purchase.round + 40);
+    player.wait_logged(dealt.sale.sale.sale_id);
+
+    let logged = player.receipt(dealt.sale_id());
+    let receipt = dir.path().join("receipt.json");
+    std::fs::write(&receipt, logged.to_string()).unwrap();
+    let genesis = config["dealing"]["genesis_time_ms"].to_string();
+    let verified = Command::new(env!("CARGO_BIN_EXE_eldorado"))
+        .arg("verify")
+        .arg(&receipt)
+        .args(["--key", &operator, "--beacon-key", &key])
+        .args(["--witness", &witness_vkey(WITNESS_SECRET)])
+        .args(["--beacon-genesis-ms", &genesis, "--beacon-period-ms", "200"])
+        .output()
+        .unwrap();
+    assert_eq!(verified.status.code(), Some(1), "{}", text(&verified));
+    assert!(
+        text(&verified).contains("FAILED  record_deal_timing"),
+        "{}",
+        text(&verified)
+    );
+    let audited = audit(&url, &[]);
+    let report = text(&audited);
+    assert_eq!(audited.status.code(), Some(1), "{report}");
+    assert!(report.contains("where the rule deals position"), "{report}");
 }

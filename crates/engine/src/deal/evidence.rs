@@ -28,8 +28,6 @@ pub enum EvidenceError {
     },
     #[error("the deal: {0}")]
     Deal(#[from] DealError),
-    #[error("dealt by round {dealt}, before round {named} that the purchase names")]
-    EarlierRound { dealt: u64, named: u64 },
 }
 
 /// A deal's evidence as read from the server's answer: the purchase's
@@ -95,12 +93,8 @@ pub fn verify_evidence(
         });
     }
     let round = parts.dealing_round(purchase.round);
-    if round < purchase.round {
-        return Err(EvidenceError::EarlierRound {
-            dealt: round,
-            named: purchase.round,
-        });
-    }
+    // Never before the round the purchase names.
+    same(round >= purchase.round, "round")?;
     let randomness = beacon.randomness(round, round_signature)?;
     verify_deal(&randomness, &record_hash(purchase_leaf), proof)?;
     Ok(purchase)
