@@ -180,6 +180,19 @@ impl Player {
         }
     }
 
+    /// Asks for the sale of `key` again until it is dealt (each answer
+    /// before is `DEAL_PENDING`, after the server's own wait).
+    fn buy_until_dealt(&self, key: &str) -> SaleResponse {
+        loop {
+            let answer = self.buy(key);
+            if answer.status() == 200 {
+                return read(answer);
+            }
+            let body: Value = read(answer);
+            assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
+        }
+    }
+
     /// The sale's receipt with its record, once the sale is on a
     /// cosigned checkpoint.
     fn receipt(&self, sale_id: u64) -> Value {
@@ -229,6 +242,16 @@ fn check_deal(sale: &SaleResponse, operator: &str, beacon: &str) -> Result<u64, 
         .parts(signed.tickets, signed.ticket.position)
         .unwrap();
     verify_evidence(&operator, &beacon, signed, &parts).map(|p| parts.dealing_round(p.round))
+}
+
+/// The purchase a dealt sale's evidence shows, as logged.
+fn purchase_of(sale: &SaleResponse) -> eldorado_engine::deal::Purchase {
+    let evidence = sale.deal.as_ref().expect("dealt by the beacon");
+    let leaf = hex::decode(&evidence.purchase).unwrap();
+    match eldorado_engine::transparency::LogEntry::parse(&leaf) {
+        Ok(eldorado_engine::transparency::LogEntry::Purchase { purchase, .. }) => purchase,
+        other => panic!("the evidence's purchase is not a purchase record: {other:?}"),
+    }
 }
 
 fn sold(response: reqwest::blocking::Response) -> SaleResponse {
@@ -655,21 +678,8 @@ fn a_purchase_waits_for_its_witness_then_is_dealt_by_a_later_round() {
         Some(&published.to_string()),
         100,
     );
-    let dealt = loop {
-        let answer = player.buy("before-the-witness");
-        if answer.status() == 200 {
-            break read::<SaleResponse>(answer);
-        }
-        let body: Value = read(answer);
-        assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
-    };
-    let evidence = dealt.deal.as_ref().expect("dealt by the beacon");
-    let leaf = hex::decode(&evidence.purchase).unwrap();
-    let Ok(eldorado_engine::transparency::LogEntry::Purchase { purchase, .. }) =
-        eldorado_engine::transparency::LogEntry::parse(&leaf)
-    else {
-        panic!("the evidence's purchase is a purchase record");
-    };
+    let dealt = player.buy_until_dealt("before-the-witness");
+    let purchase = purchase_of(&dealt);
     let config: Value = read(
         player
             .client
@@ -739,13 +749,7 @@ fn pushed_checkpoints_are_cosigned_at_once_and_their_purchases_dealt_in_time() {
         let answer = player.buy(&format!("pushed-{i}"));
         assert_eq!(answer.status(), 200, "purchase {i} not dealt in time");
         let sale: SaleResponse = read(answer);
-        let evidence = sale.deal.as_ref().unwrap();
-        let leaf = hex::decode(&evidence.purchase).unwrap();
-        let Ok(eldorado_engine::transparency::LogEntry::Purchase { purchase, .. }) =
-            eldorado_engine::transparency::LogEntry::parse(&leaf)
-        else {
-            panic!("a purchase record");
-        };
+        let purchase = purchase_of(&sale);
         let round = check_deal(&sale, &operator, &key).expect("dealt by the rule");
         assert_eq!(
             round, purchase.round,
@@ -789,14 +793,7 @@ fn a_round_changed_in_the_database_after_logging_is_refused_by_every_checker() {
         .unwrap();
     assert_eq!(moved, 1);
     let _witness = witness(dir.path(), &url, WITNESS_SECRET);
-    let dealt = loop {
-        let answer = player.buy("moved-round");
-        if answer.status() == 200 {
-            break read::<SaleResponse>(answer);
-        }
-        let body: Value = read(answer);
-        assert_eq!(body["error"]["code"], "DEAL_PENDING", "{body}");
-    };
+    let dealt = player.buy_until_dealt("moved-round");
     let config: Value = read(
         player
             .client
@@ -805,12 +802,7 @@ fn a_round_changed_in_the_database_after_logging_is_refused_by_every_checker() {
             .unwrap(),
     );
     let operator = config["public_key"].as_str().unwrap().to_owned();
-    let leaf = hex::decode(&dealt.deal.as_ref().unwrap().purchase).unwrap();
-    let Ok(eldorado_engine::transparency::LogEntry::Purchase { purchase, .. }) =
-        eldorado_engine::transparency::LogEntry::parse(&leaf)
-    else {
-        panic!("a purchase record");
-    };
+    let purchase = purchase_of(&dealt);
     // The round and the position are genuine, the round is not the rule's.
     let round = check_deal(&dealt, &operator, &key).expect("a genuine round, by the rule");
     assert_eq!(round, purchase.round + 40);
