@@ -218,8 +218,10 @@ pub struct ServeArgs {
     /// Deal every sale from this randomness beacon (drand's HTTP API,
     /// scheme bls-unchained-g1-rfc9380; `eldorado beacon`): a sale is
     /// bought and logged first, and a later round picks its ticket.
+    /// Repeat for several relays of the same beacon: each round is asked
+    /// of all of them at once, and the first that verifies is taken.
     #[arg(long, value_name = "URL", requires = "beacon_key")]
-    beacon: Option<String>,
+    beacon: Vec<String>,
     /// The beacon's public key (96 bytes in hex, as `eldorado beacon`
     /// prints it): rounds under any other key are refused.
     #[arg(long, value_name = "HEX", requires = "beacon", value_parser = parse_beacon_key)]
@@ -297,13 +299,14 @@ pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
     };
     config.block_poll = std::time::Duration::from_millis(args.block_poll_ms);
     config.open_blocks_per_line = args.open_blocks_per_line;
-    if let (Some(url), Some(key)) = (args.beacon, args.beacon_key) {
+    if let (Some((url, relays)), Some(key)) = (args.beacon.split_first(), args.beacon_key) {
         config.dealing = Some(DealingConfig {
             lead: Duration::from_millis(args.deal_lead_ms),
             wait: Duration::from_millis(args.deal_wait_ms),
             poll: Duration::from_millis(args.deal_poll_ms),
             beacon_timeout: Duration::from_millis(args.beacon_timeout_ms),
-            ..DealingConfig::new(url, key.0)
+            beacon_relays: relays.to_vec(),
+            ..DealingConfig::new(url.clone(), key.0)
         });
     }
     config.limits = Limits {

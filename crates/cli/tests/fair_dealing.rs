@@ -831,3 +831,34 @@ fn a_round_changed_in_the_database_after_logging_is_refused_by_every_checker() {
     assert_eq!(audited.status.code(), Some(1), "{report}");
     assert!(report.contains("where the rule deals position"), "{report}");
 }
+
+/// Issue 43 item 5: `--beacon` repeated names relays of one beacon, raced
+/// for each round; one that does not answer at all costs nothing.
+#[test]
+fn a_relay_that_does_not_answer_beside_one_that_does_costs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (beacon_addr, addr, dead) = (free_port(), free_port(), free_port());
+    let (_beacon, key) = beacon(&dir.path().join("beacon.key"), beacon_addr);
+    let _server = serve_with(
+        &dir.path().join("data"),
+        addr,
+        beacon_addr,
+        &key,
+        &["--beacon", &format!("http://{dead}")],
+    );
+    let url = format!("http://{addr}");
+    let _witness = witness(dir.path(), &url, WITNESS_SECRET);
+    let player = Player::new(&url);
+    let config: Value = read(
+        player
+            .client
+            .get(format!("{url}/api/config"))
+            .send()
+            .unwrap(),
+    );
+    let operator = config["public_key"].as_str().unwrap().to_owned();
+    for i in 0..3 {
+        let sale = player.buy_until_dealt(&format!("raced-relay-{i}"));
+        check_deal(&sale, &operator, &key).expect("dealt by the rule");
+    }
+}

@@ -78,8 +78,11 @@ pub struct Config {
 /// `--beacon URL --beacon-key HEX` and how sales wait for their round.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DealingConfig {
-    /// The beacon's base URL: drand's `/info` and `/public/{round}` under it.
+    /// The beacon's base URL: drand's `/info` and `/public/{round}` under
+    /// it (the one `/api/config` names).
     pub beacon_url: String,
+    /// Other relays of the same beacon, raced with it (`--beacon` again).
+    pub beacon_relays: Vec<String>,
     /// The beacon's public key the operator pins (96 bytes, G2 compressed).
     pub beacon_key: [u8; eldorado_engine::deal::BEACON_KEY_LEN],
     /// How long the witnesses take to cosign a purchase (`--deal-lead-ms`):
@@ -100,6 +103,7 @@ impl DealingConfig {
     pub fn new(beacon_url: String, beacon_key: [u8; 96]) -> DealingConfig {
         DealingConfig {
             beacon_url,
+            beacon_relays: Vec::new(),
             beacon_key,
             lead: Duration::from_millis(500),
             wait: Duration::from_millis(5_000),
@@ -491,13 +495,12 @@ impl Config {
             return Err("the sale batch size must be at least 1".to_owned());
         }
         if let Some(dealing) = &self.dealing {
-            if url::Url::parse(&dealing.beacon_url)
-                .map_or(true, |u| !matches!(u.scheme(), "http" | "https"))
-            {
-                return Err(format!(
-                    "--beacon {:?}: give the beacon's http(s) base URL",
-                    dealing.beacon_url
-                ));
+            for url in std::iter::once(&dealing.beacon_url).chain(&dealing.beacon_relays) {
+                if url::Url::parse(url).map_or(true, |u| !matches!(u.scheme(), "http" | "https")) {
+                    return Err(format!(
+                        "--beacon {url:?}: give the beacon's http(s) base URL"
+                    ));
+                }
             }
             let durations = [
                 ("--deal-wait-ms", dealing.wait),

@@ -39,6 +39,14 @@ const ROUNDS_PER_PASS: u32 = 64;
 /// How long a starting server waits for its beacon to answer.
 pub const START_PATIENCE: Duration = Duration::from_secs(30);
 
+/// Every relay of the beacon, the announced one first.
+fn relays(config: &DealingConfig) -> Vec<String> {
+    std::iter::once(&config.beacon_url)
+        .chain(&config.beacon_relays)
+        .cloned()
+        .collect()
+}
+
 pub struct Dealer {
     beacon: BeaconClient,
     /// The pinned key, which the kept schedule is filed under.
@@ -57,12 +65,9 @@ pub struct Dealer {
 impl Dealer {
     /// Connects to the beacon and checks its key against the pinned one.
     pub async fn connect(config: &DealingConfig) -> Result<Dealer, BeaconClientError> {
-        let beacon = BeaconClient::connect(
-            &config.beacon_url,
-            &config.beacon_key,
-            config.beacon_timeout,
-        )
-        .await?;
+        let beacon =
+            BeaconClient::connect(&relays(config), &config.beacon_key, config.beacon_timeout)
+                .await?;
         Ok(Dealer::with_beacon(config, beacon))
     }
 
@@ -73,7 +78,7 @@ impl Dealer {
         schedule: eldorado_engine::deal::BeaconClock,
     ) -> Result<Dealer, BeaconClientError> {
         let beacon = BeaconClient::with_schedule(
-            &config.beacon_url,
+            &relays(config),
             &config.beacon_key,
             config.beacon_timeout,
             schedule,
