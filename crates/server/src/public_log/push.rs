@@ -12,8 +12,7 @@ use crate::error::ApiError;
 use crate::routes::log::accept_cosignature;
 use crate::state::AppState;
 use eldorado_api::{CosignatureSubmission, WitnessCosignatures};
-use eldorado_engine::transparency::{add_checkpoint_body, tlog};
-use eldorado_engine::Hash;
+use eldorado_engine::transparency::add_checkpoint_body;
 use std::time::Duration;
 
 /// Longest wait for one answer of a witness.
@@ -116,15 +115,9 @@ fn request(state: &AppState, old: u64, size: u64) -> Result<(String, String), Ap
         .store
         .log_checkpoint_at(size)?
         .ok_or_else(|| ApiError::internal("a signed checkpoint is missing"))?;
-    let proof: Vec<Hash> = if old == 0 || old == size {
-        Vec::new()
-    } else {
-        tlog::prove_tree(size, old, &StoredHashes(&*state.store))
-            .map_err(ApiError::internal)?
-            .into_iter()
-            .map(|h| Hash(h.0))
-            .collect()
-    };
+    let proof = StoredHashes(&*state.store)
+        .tree_proof(old, size)
+        .map_err(ApiError::internal)?;
     let body = add_checkpoint_body(old, &proof, &note);
     Ok((note, body))
 }

@@ -4,6 +4,7 @@
 
 use crate::store::Store;
 use eldorado_engine::transparency::tlog;
+use eldorado_engine::Hash;
 
 /// The hashes the store holds.
 pub struct StoredHashes<'a>(pub &'a dyn Store);
@@ -16,6 +17,26 @@ impl tlog::HashReader for StoredHashes<'_> {
         })?;
         Ok(hashes.into_iter().map(|h| tlog::Hash(h.0)).collect())
     }
+}
+
+impl StoredHashes<'_> {
+    /// Record `index`'s inclusion proof in the tree of `size` records.
+    pub fn record_proof(&self, index: u64, size: u64) -> Result<Vec<Hash>, tlog::Error> {
+        Ok(hashes(tlog::prove_record(size, index, self)?))
+    }
+
+    /// The consistency proof from the tree of `from` records to that of
+    /// `size`: empty when `from` is 0 or `size` (RFC 9162 §2.1.4).
+    pub fn tree_proof(&self, from: u64, size: u64) -> Result<Vec<Hash>, tlog::Error> {
+        if from == 0 || from == size {
+            return Ok(Vec::new());
+        }
+        Ok(hashes(tlog::prove_tree(size, from, self)?))
+    }
+}
+
+fn hashes(proof: Vec<tlog::Hash>) -> Vec<Hash> {
+    proof.into_iter().map(|h| Hash(h.0)).collect()
 }
 
 /// The stored hashes plus those of a pass, from stored index `first` on.

@@ -13,8 +13,8 @@ use axum::Json;
 use eldorado_api::{
     ConsistencyProof, CosignatureSubmission, ErrorBody, InclusionProof, LogLeaves, PageListing,
 };
-use eldorado_engine::transparency::{open_checkpoint, tlog, CheckedCheckpoint};
-use eldorado_engine::{fixed_bytes::to_hex, Hash};
+use eldorado_engine::fixed_bytes::to_hex;
+use eldorado_engine::transparency::{open_checkpoint, CheckedCheckpoint};
 use serde::Deserialize;
 
 /// What never changes once served: a proof between two sizes, the leaves.
@@ -111,10 +111,6 @@ fn number(text: Option<&str>, name: &str) -> Result<u64, ApiError> {
         .ok_or_else(|| ApiError::BadRequest(format!("{name} must be a non-negative integer")))
 }
 
-fn hashes(proof: Vec<tlog::Hash>) -> Vec<Hash> {
-    proof.into_iter().map(|h| Hash(h.0)).collect()
-}
-
 #[derive(Deserialize)]
 pub struct InclusionQuery {
     index: Option<String>,
@@ -145,14 +141,16 @@ pub async fn inclusion(
             if index >= size || size > published_size(s)? {
                 return Err(ApiError::not_found("record in a published tree"));
             }
-            tlog::prove_record(size, index, &StoredHashes(&*s.store)).map_err(ApiError::internal)
+            StoredHashes(&*s.store)
+                .record_proof(index, size)
+                .map_err(ApiError::internal)
         })
         .await?;
     Ok(cached(
         Json(InclusionProof {
             index,
             size,
-            hashes: hashes(proof),
+            hashes: proof,
         }),
         IMMUTABLE,
     ))
@@ -186,17 +184,16 @@ pub async fn consistency(
             if from > size || size > published_size(s)? {
                 return Err(ApiError::not_found("pair of published trees"));
             }
-            if from == 0 || from == size {
-                return Ok(Vec::new());
-            }
-            tlog::prove_tree(size, from, &StoredHashes(&*s.store)).map_err(ApiError::internal)
+            StoredHashes(&*s.store)
+                .tree_proof(from, size)
+                .map_err(ApiError::internal)
         })
         .await?;
     Ok(cached(
         Json(ConsistencyProof {
             from,
             size,
-            hashes: hashes(proof),
+            hashes: proof,
         }),
         IMMUTABLE,
     ))

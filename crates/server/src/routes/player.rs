@@ -18,8 +18,7 @@ use eldorado_api::{
     LoggedReceipt, PurchaseOnRecord, RevealAck, RevealRequest, SaleResponse,
     Session as SessionBody, UnsoldNode,
 };
-use eldorado_engine::transparency::tlog;
-use eldorado_engine::{ClientNonce, Hash, Money, Stake};
+use eldorado_engine::{ClientNonce, Money, Stake};
 use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -469,11 +468,9 @@ pub(crate) fn logged_receipt(
 
 /// Record `index`'s proof in the tree of `size` records (blocking).
 fn inclusion_proof(state: &AppState, index: u64, size: u64) -> Result<InclusionProof, ApiError> {
-    let hashes = tlog::prove_record(size, index, &StoredHashes(&*state.store))
-        .map_err(ApiError::internal)?
-        .into_iter()
-        .map(|h| Hash(h.0))
-        .collect();
+    let hashes = StoredHashes(&*state.store)
+        .record_proof(index, size)
+        .map_err(ApiError::internal)?;
     Ok(InclusionProof {
         index,
         size,
